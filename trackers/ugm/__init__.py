@@ -1,0 +1,7 @@
+"""User and group quota tracking and enforcement, one engine per partition."""
+
+from trackers.ugm.changes import Changes
+from trackers.ugm.decision import REASONS, Decision
+from trackers.ugm.engine import Engine
+
+__all__ = ["REASONS", "Changes", "Decision", "Engine"]

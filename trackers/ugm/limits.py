@@ -1,0 +1,188 @@
+"""The limits of one config, compiled for the engine's hot path.
+
+A ``LimitTable`` is built off to the side from a partition's config and swapped in whole, so the
+engine never sees half of an old config and half of a new one. It answers, per queue level, which
+cap applies to a user or group (spec 2.3) and which group an application counts against (2.4),
+and memoises both per table, so a config switch also drops every cached answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from trackers.config.model import Limit, Partition
+from trackers.names import WILDCARD
+from trackers.resources import parse_resource_map
+
+# (max resources or None, max applications or 0) of one limit entry, as it applies at one level.
+Cap = tuple[dict[str, int] | None, int]
+# The levels of one queue path where a cap applies, root first: (level path, max resources, max apps).
+Chain = tuple[tuple[str, dict[str, int] | None, int], ...]
+
+_CACHE_LIMIT = 200_000
+
+
+def _cap_of(limit: Limit) -> Cap:
+    resources = parse_resource_map(limit.max_resources) if limit.max_resources else {}
+    # An all-zero map caps nothing (spec 2.5); validation refuses one, but the engine must not
+    # turn it into a "deny everything" cap if a caller skips validation.
+    return (resources if any(resources.values()) else None, limit.max_applications)
+
+
+@dataclass(slots=True)
+class Level:
+    """The user and group caps configured at one queue."""
+
+    users: dict[str, Cap] = field(default_factory=dict)
+    user_wildcard: Cap | None = None
+    groups: dict[str, Cap] = field(default_factory=dict)
+    group_wildcard: Cap | None = None
+
+    def add(self, limit: Limit) -> None:
+        cap = _cap_of(limit)
+        for user in limit.users:
+            if user == WILDCARD:
+                self.user_wildcard = cap
+            else:
+                self.users.setdefault(user, cap)
+        for group in limit.groups:
+            if group == WILDCARD:
+                self.group_wildcard = cap
+            else:
+                self.groups.setdefault(group, cap)
+
+    def user_cap(self, user: str) -> Cap | None:
+        return self.users.get(user) or self.user_wildcard
+
+    def group_cap(self, group: str) -> Cap | None:
+        if group == WILDCARD:
+            return self.group_wildcard
+        return self.groups.get(group)
+
+
+@dataclass(slots=True, frozen=True)
+class QueueSettings:
+    """What the config says about a queue itself, for queue quotas and the queue snapshot."""
+
+    max_resources: dict[str, int]
+    guaranteed: dict[str, int]
+    max_applications: int
+    properties: dict[str, str]
+
+
+class LimitTable:
+    def __init__(self, partition: Partition) -> None:
+        self.levels: dict[str, Level] = {}
+        self.queues: dict[str, QueueSettings] = {}
+        # Paths where each name has a limit of its own: their trackers are shown even without usage
+        # (spec 2.8). The group wildcard counts as a name, the user wildcard does not.
+        self.named_user_paths: dict[str, list[str]] = {}
+        self.named_group_paths: dict[str, list[str]] = {}
+        self._user_chains: dict[tuple[str, str], Chain] = {}
+        self._group_chains: dict[tuple[str, str], Chain] = {}
+        self._queue_chains: dict[str, Chain] = {}
+        self._resolved_groups: dict[tuple[str, tuple[str, ...]], str | None] = {}
+
+        for queue in partition.queues():
+            maximum = parse_resource_map(queue.max)
+            self.queues[queue.path] = QueueSettings(
+                max_resources=maximum,
+                guaranteed=parse_resource_map(queue.guaranteed),
+                max_applications=queue.max_applications,
+                properties=dict(queue.properties),
+            )
+            if not queue.limits:
+                continue
+            level = self.levels[queue.path] = Level()
+            for limit in queue.limits:
+                level.add(limit)
+            for user in level.users:
+                self.named_user_paths.setdefault(user, []).append(queue.path)
+            for group in level.groups:
+                self.named_group_paths.setdefault(group, []).append(queue.path)
+            if level.group_wildcard is not None:
+                self.named_group_paths.setdefault(WILDCARD, []).append(queue.path)
+
+    # -- caps along a path ------------------------------------------------------------------
+
+    def user_chain(self, user: str, prefixes: Sequence[str]) -> Chain:
+        # Users without a named limit all share the wildcard chain of the path.
+        key = (user if user in self.named_user_paths else WILDCARD, prefixes[-1])
+        chain = self._user_chains.get(key)
+        if chain is None:
+            chain = self._chain(prefixes, lambda level: level.user_cap(key[0]))
+            _remember(self._user_chains, key, chain)
+        return chain
+
+    def group_chain(self, group: str, prefixes: Sequence[str]) -> Chain:
+        key = (group, prefixes[-1])
+        chain = self._group_chains.get(key)
+        if chain is None:
+            chain = self._chain(prefixes, lambda level: level.group_cap(group))
+            _remember(self._group_chains, key, chain)
+        return chain
+
+    def queue_chain(self, prefixes: Sequence[str]) -> Chain:
+        leaf = prefixes[-1]
+        chain = self._queue_chains.get(leaf)
+        if chain is None:
+            links = []
+            for path in prefixes:
+                settings = self.queues.get(path)
+                if settings and (settings.max_resources or settings.max_applications):
+                    links.append(
+                        (path, settings.max_resources or None, settings.max_applications)
+                    )
+            chain = tuple(links)
+            _remember(self._queue_chains, leaf, chain)
+        return chain
+
+    def _chain(self, prefixes: Iterable[str], cap_at) -> Chain:
+        links = []
+        for path in prefixes:
+            level = self.levels.get(path)
+            if level is None:
+                continue
+            cap = cap_at(level)
+            if cap is not None:
+                links.append((path, cap[0], cap[1]))
+        return tuple(links)
+
+    def user_cap(self, user: str, path: str) -> Cap | None:
+        level = self.levels.get(path)
+        return level.user_cap(user) if level else None
+
+    def group_cap(self, group: str, path: str) -> Cap | None:
+        level = self.levels.get(path)
+        return level.group_cap(group) if level else None
+
+    # -- group resolution (spec 2.4) ---------------------------------------------------------
+
+    def resolve_group(self, prefixes: Sequence[str], groups: tuple[str, ...]) -> str | None:
+        if not groups:
+            return None
+        key = (prefixes[-1], groups)
+        if key in self._resolved_groups:
+            return self._resolved_groups[key]
+        member_of = set(groups)
+        resolved = None
+        for path in reversed(prefixes):
+            level = self.levels.get(path)
+            if level is None:
+                continue
+            # Config order decides, not the order of the user's groups.
+            resolved = next((g for g in level.groups if g in member_of), None)
+            if resolved is None and level.group_wildcard is not None:
+                resolved = WILDCARD
+            if resolved is not None:
+                break
+        _remember(self._resolved_groups, key, resolved)
+        return resolved
+
+
+def _remember(cache: dict, key, value) -> None:
+    # Callers may send any number of distinct paths and group lists; keep memory bounded.
+    if len(cache) >= _CACHE_LIMIT:
+        cache.clear()
+    cache[key] = value

@@ -1,0 +1,117 @@
+"""The engine's state in the REST shapes of spec section 3.
+
+Empty fields are left out as YuniKorn's ``omitempty`` does; lists and children are sorted so that
+answers are stable. Limits are looked up from the table at snapshot time: a tracker stores usage
+only, which is why a config switch never has to touch it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from trackers.ugm.limits import Cap, LimitTable
+from trackers.ugm.tracker import Tracker
+
+
+def _parent(path: str) -> str:
+    return path.rpartition(".")[0]
+
+
+def _with_ancestors(paths: Iterable[str], into: set[str]) -> None:
+    for path in paths:
+        while path and path not in into:
+            into.add(path)
+            path = _parent(path)
+
+
+def _children_of(paths: set[str]) -> dict[str, list[str]]:
+    children: dict[str, list[str]] = {}
+    for path in sorted(paths):
+        if path != "root":
+            children.setdefault(_parent(path), []).append(path)
+    return children
+
+
+def tracker_tree(
+    tracker: Tracker | None, limit_paths: Iterable[str], cap_at: Callable[[str], Cap | None]
+) -> dict:
+    """The ``queues`` node of a user or group object: paths with usage plus paths with a limit."""
+    nodes = tracker.nodes if tracker is not None else {}
+    paths = set(nodes)
+    _with_ancestors(limit_paths, paths)
+    children = _children_of(paths)
+
+    def build(path: str) -> dict:
+        out: dict = {"queuePath": path}
+        node = nodes.get(path)
+        if node is not None:
+            if node.usage:
+                out["resourceUsage"] = dict(node.usage)
+            if node.apps:
+                out["runningApplications"] = sorted(node.apps)
+        cap = cap_at(path)
+        if cap is not None:
+            if cap[0]:
+                out["maxResources"] = dict(cap[0])
+            if cap[1]:
+                out["maxApplications"] = cap[1]
+        kids = children.get(path)
+        if kids:
+            out["children"] = [build(kid) for kid in kids]
+        return out
+
+    return build("root")
+
+
+def user_object(name: str, tracker: Tracker | None, table: LimitTable) -> dict:
+    out: dict = {"userName": name}
+    if tracker is not None:
+        linked = {app: group for app, group in sorted(tracker.links.items()) if group is not None}
+        if linked:
+            out["groups"] = linked
+    out["queues"] = tracker_tree(
+        tracker, table.named_user_paths.get(name, ()), lambda path: table.user_cap(name, path)
+    )
+    return out
+
+
+def group_object(name: str, tracker: Tracker | None, table: LimitTable) -> dict:
+    out: dict = {"groupName": name}
+    if tracker is not None and tracker.links:
+        out["applications"] = sorted(tracker.links)
+    out["queues"] = tracker_tree(
+        tracker, table.named_group_paths.get(name, ()), lambda path: table.group_cap(name, path)
+    )
+    return out
+
+
+def queue_tree(tracker: Tracker, table: LimitTable) -> dict:
+    """The partition's queues (configured ones, and dynamic ones while they have usage)."""
+    nodes = tracker.nodes
+    paths = set(table.queues)
+    _with_ancestors(nodes, paths)
+    paths.add("root")
+    children = _children_of(paths)
+
+    def build(path: str) -> dict:
+        node = nodes.get(path)
+        settings = table.queues.get(path)
+        out: dict = {"queuename": path}
+        if settings is not None:
+            if settings.max_resources:
+                out["maxResource"] = dict(settings.max_resources)
+            if settings.guaranteed:
+                out["guaranteedResource"] = dict(settings.guaranteed)
+        if node is not None and node.usage:
+            out["allocatedResource"] = dict(node.usage)
+        if settings is not None and settings.max_applications:
+            out["maxRunningApps"] = settings.max_applications
+        out["runningApps"] = len(node.apps) if node is not None else 0
+        if settings is not None and settings.properties:
+            out["properties"] = dict(settings.properties)
+        kids = children.get(path)
+        if kids:
+            out["children"] = [build(kid) for kid in kids]
+        return out
+
+    return build("root")
