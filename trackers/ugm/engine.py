@@ -393,12 +393,14 @@ def _walk(chain: Chain, tracker: Tracker | None, app_id: str):
         if max_apps and failed is None and app_id not in node.apps and len(node.apps) >= max_apps:
             failed = (path, len(node.apps), max_apps)
         if maximum:
-            usage = node.usage
             if room is None:
-                room = {kind: cap - usage.get(kind, 0) for kind, cap in maximum.items()}
+                # A plain loop: a comprehension costs a frame of its own on this hot path.
+                room = {}
+                for kind, cap in maximum.items():
+                    room[kind] = cap - node.get(kind, 0)
             else:
                 for kind, cap in maximum.items():
-                    left = cap - usage.get(kind, 0)
+                    left = cap - node.get(kind, 0)
                     current = room.get(kind)
                     if current is None or left < current:
                         room[kind] = left
