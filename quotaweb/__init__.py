@@ -1,0 +1,1 @@
+"""quotaweb: quota administration for shared clusters (the Django project)."""

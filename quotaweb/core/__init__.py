@@ -1,0 +1,1 @@
+"""Pages every visitor sees first: the overview and the health check."""

@@ -1,0 +1,89 @@
+"""``python manage.py demo``: migrate, load the sample config into engines, serve with daphne.
+
+Everything happens in one process and in this order, so the engines exist before the first request
+and are the very engines the server uses (no autoreloader, no second process).
+"""
+
+from __future__ import annotations
+
+import sys
+
+from django.conf import settings
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandError
+
+from quotaweb.core.services import engines_start
+from trackers import ConfigError
+
+
+def port_number(text: str) -> int:
+    port = int(text)
+    if not 0 < port < 65536:
+        raise ValueError(text)
+    return port
+
+
+def site_url(host: str, port: int) -> str:
+    shown = f"[{host}]" if ":" in host and not host.startswith("[") else host
+    return f"http://{shown}:{port}/"
+
+
+def serve(*, host: str, port: int) -> None:
+    """Run daphne in this process until interrupted (Ctrl-C or SIGTERM)."""
+    from daphne.access import AccessLogGenerator
+    from daphne.endpoints import build_endpoint_description_strings
+    from daphne.server import Server
+
+    from quotaweb.asgi import application
+
+    Server(
+        application=application,
+        endpoints=build_endpoint_description_strings(host=host, port=port),
+        signal_handlers=True,
+        action_logger=AccessLogGenerator(sys.stdout),
+        verbosity=1,
+    ).run()
+
+
+class Command(BaseCommand):
+    help = "Set up the database, load the sample quota configuration and serve quotaweb."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--host", default="127.0.0.1", help="interface to listen on")
+        parser.add_argument("--port", type=port_number, default=8000, help="TCP port (1-65535)")
+        parser.add_argument(
+            "--config",
+            default=None,
+            help="queue configuration YAML (default: QUOTAWEB_CONFIG, else the bundled sample)",
+        )
+
+    def handle(self, *args, host, port, config, **options):
+        verbosity = options["verbosity"]
+        call_command("migrate", interactive=False, verbosity=max(0, verbosity - 1))
+        config_path = config or settings.QUOTAWEB_CONFIG
+        try:
+            gateway = engines_start(config_path=config_path)
+        except OSError as exc:
+            raise CommandError(f"Cannot read the configuration {config_path}: {exc}") from exc
+        except ConfigError as exc:
+            lines = [f"The configuration {config_path} is not valid:"]
+            lines += [f"  [{e['code']}] {e['path']}: {e['message']}" for e in exc.errors]
+            raise CommandError("\n".join(lines)) from exc
+
+        self.stdout.write(f"Loaded {config_path}")
+        for name in gateway.partitions():
+            summary = gateway.summary(name)
+            self.stdout.write(
+                f"  partition {name}: {summary['queues']} queues; named in limits: "
+                f"{summary['users']} users, {summary['groups']} groups"
+            )
+        self.stdout.write("")
+        self.stdout.write(self.style.SUCCESS(f"quotaweb is at {site_url(host, port)}"))
+        self.stdout.write(f"Health check: {site_url(host, port)}healthz")
+        self.stdout.write(self.login_note())
+        self.stdout.write("Stop with Ctrl-C.")
+        self.stdout.flush()
+        serve(host=host, port=port)
+
+    def login_note(self) -> str:
+        return "Logins: none yet; the overview is read-only and open to everyone on this machine."

@@ -1,0 +1,45 @@
+"""Reads for the overview page and the health check; views only call these."""
+
+from __future__ import annotations
+
+from quotaweb.engine.gateway import EngineNotLoaded, engines_get
+
+
+def engine_health() -> dict | None:
+    """``{partition: {version, users, groups}}``, or None while no engine is loaded."""
+    try:
+        gateway = engines_get()
+    except EngineNotLoaded:
+        return None
+    health = {}
+    for name in gateway.partitions():
+        summary = gateway.summary(name)
+        health[name] = {
+            "version": summary["version"],
+            "users": summary["users"],
+            "groups": summary["groups"],
+        }
+    return health
+
+
+def partition_overviews() -> list[dict] | None:
+    """One entry per partition with its counts and queue tree, or None while starting."""
+    try:
+        gateway = engines_get()
+    except EngineNotLoaded:
+        return None
+    overviews = []
+    for name in gateway.partitions():
+        summary = gateway.summary(name)
+        tree = gateway.queues_usage(name)
+        overviews.append(
+            {
+                "name": name,
+                "version": summary["version"],
+                "queue_count": summary["queues"],
+                "user_count": summary["users"],
+                "group_count": summary["groups"],
+                "tree": tree,
+            }
+        )
+    return overviews

@@ -1,0 +1,10 @@
+from django.urls import path
+
+from quotaweb.core import views
+
+app_name = "core"
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("healthz", views.healthz, name="healthz"),
+]

@@ -1,0 +1,18 @@
+from django.http import JsonResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from quotaweb.core import selectors
+
+
+@require_GET
+def home(request):
+    return render(request, "home.html", {"partitions": selectors.partition_overviews()})
+
+
+@require_GET
+def healthz(request):
+    engine = selectors.engine_health()
+    if engine is None:
+        return JsonResponse({"status": "starting", "engine": {}}, status=503)
+    return JsonResponse({"status": "ok", "engine": engine})

@@ -1,0 +1,1 @@
+"""The engine gateway: the one door between Django code and the ``trackers`` engines."""

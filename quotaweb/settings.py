@@ -1,0 +1,151 @@
+"""Django settings for quotaweb, read from the environment (see README, "Configuration").
+
+Nothing here starts an engine: engines are created explicitly at start-up (see
+``quotaweb.engine.gateway``); ``QUOTAWEB_CONFIG`` only names the file to load.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.core.exceptions import ImproperlyConfigured
+
+from quotaweb.env import env_bool, env_int, env_list, env_str, parse_database_url
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+DATA_DIR = Path(env_str("QUOTAWEB_DATA_DIR", str(BASE_DIR / "data")))
+DATA_DIR.mkdir(parents=True, exist_ok=True)
+
+DEBUG = env_bool("QUOTAWEB_DEBUG", False)
+
+SECRET_KEY = env_str("QUOTAWEB_SECRET_KEY", None)
+if SECRET_KEY is None:
+    if not DEBUG:
+        raise ImproperlyConfigured(
+            "QUOTAWEB_SECRET_KEY must be set unless QUOTAWEB_DEBUG is on "
+            "(bin/run turns debug on for the local demo)."
+        )
+    SECRET_KEY = "dev-only-insecure-key-do-not-use-in-production"
+
+ALLOWED_HOSTS = env_list("QUOTAWEB_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"])
+CSRF_TRUSTED_ORIGINS = env_list("QUOTAWEB_CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    # daphne first: it replaces runserver and installs the Twisted reactor early.
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "channels",
+    "quotaweb.engine",
+    "quotaweb.core",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "quotaweb.urls"
+WSGI_APPLICATION = "quotaweb.wsgi.application"
+ASGI_APPLICATION = "quotaweb.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "quotaweb.core.context_processors.product",
+            ],
+        },
+    },
+]
+
+# Database: a SQLite file under data/ unless DATABASE_URL names a PostgreSQL server.
+DATABASE_URL = env_str("DATABASE_URL", None)
+if DATABASE_URL:
+    _database = parse_database_url(DATABASE_URL)
+    # Under ASGI, persistent connections are off and psycopg's pool reuses connections instead.
+    _database["CONN_MAX_AGE"] = 0
+    _database["OPTIONS"]["pool"] = {
+        "min_size": env_int("QUOTAWEB_DB_POOL_MIN", 1, minimum=0),
+        "max_size": env_int("QUOTAWEB_DB_POOL_MAX", 10, minimum=1),
+        "timeout": env_int("QUOTAWEB_DB_POOL_TIMEOUT", 10, minimum=1),
+    }
+    # Named explicitly: live-server tests answer 500 on PostgreSQL without it.
+    _database["TEST"] = {"NAME": f"test_{_database['NAME']}"}
+else:
+    _database = {
+        "ENGINE": "django.db.backends.sqlite3",
+        "NAME": DATA_DIR / "quotaweb.sqlite3",
+        "CONN_MAX_AGE": 0,
+        "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"},
+        # A file, not memory: a live server in another process must see the same database.
+        "TEST": {"NAME": str(DATA_DIR / "test-quotaweb.sqlite3")},
+    }
+DATABASES = {"default": _database}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# Channels: in-memory for one process, Redis when REDIS_URL is set (several web processes).
+REDIS_URL = env_str("REDIS_URL", None)
+if REDIS_URL:
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {
+                "hosts": [REDIS_URL],
+                "prefix": env_str("QUOTAWEB_CHANNEL_PREFIX", "quotaweb"),
+            },
+        }
+    }
+else:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = env_str("QUOTAWEB_TIME_ZONE", "UTC")
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = DATA_DIR / "staticfiles"
+STATIC_ROOT.mkdir(exist_ok=True)  # WhiteNoise warns about a missing folder
+# Serve straight from static/ through the finders: no collectstatic step for the embedded app.
+WHITENOISE_USE_FINDERS = True
+
+# The product.
+QUOTAWEB_PRODUCT_NAME = "quotaweb"
+QUOTAWEB_CONFIG = Path(
+    env_str("QUOTAWEB_CONFIG", str(BASE_DIR / "quotaweb" / "samples" / "queues.yaml"))
+)
+
+LOG_LEVEL = env_str("QUOTAWEB_LOG_LEVEL", "INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"))
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
+}

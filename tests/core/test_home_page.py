@@ -1,0 +1,66 @@
+import re
+
+import pytest
+
+pytest.importorskip("trackers")
+
+
+def stat(html: str, partition_heading: str, name: str) -> str:
+    section = html.split(partition_heading, 1)[1].split("</section>", 1)[0]
+    match = re.search(rf'data-stat="{name}">([^<]*)<', section)
+    assert match, f"no {name} statistic in the {partition_heading} section"
+    return match.group(1)
+
+
+def test_home_page_says_engines_are_starting_without_engines(client):
+    response = client.get("/")
+
+    assert response.status_code == 200
+    assert "The quota engines are starting" in response.content.decode()
+
+
+def test_home_page_lists_partitions_with_counts(client, gateway):
+    response = client.get("/")
+
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "<title>Overview · quotaweb</title>" in html
+    assert 'id="partition-default"' in html
+    assert 'id="partition-gpu"' in html
+    # root + 4 departments + 12 teams in default; root + 2 queues in gpu.
+    assert stat(html, 'id="partition-default"', "queues") == "17"
+    assert stat(html, 'id="partition-gpu"', "queues") == "3"
+    assert stat(html, 'id="partition-default"', "users") == "6"
+    assert stat(html, 'id="partition-default"', "groups") == "7"
+
+
+def test_home_page_draws_the_queue_tree(client, gateway):
+    html = client.get("/").content.decode()
+
+    for path in ("root.research", "root.research.nlp", "root.engineering.backend", "root.ops.sre"):
+        assert f'data-queue="{path}"' in html
+    # Limits in human units: 2 TiB and 512 vcore for research.
+    assert "max 2 TiB, 32 nvidia.com/gpu, 512 vcore" in html
+
+
+def test_home_page_shows_usage(client, gateway):
+    with gateway.engine("default") as engine:
+        decision = engine.increase(
+            "root.research.nlp",
+            "app-1",
+            "eve",
+            ["ml-researchers"],
+            {"memory": 2**30, "vcore": 1500},
+        )
+    assert decision.allowed
+
+    html = client.get("/").content.decode()
+    assert "using 1 GiB, 1.5 vcore · 1 running" in html
+
+
+def test_stylesheet_is_served(client):
+    response = client.get("/static/css/app.css")
+
+    assert response.status_code == 200
+    body = b"".join(response.streaming_content) if response.streaming else response.content
+    assert b"prefers-color-scheme: dark" in body
