@@ -36,7 +36,7 @@ class Limit:
 
 @dataclass(frozen=True, slots=True)
 class Resources:
-    """A queue's ``resources:`` block; its presence matters (rule S2), so it is kept even when empty."""
+    """A queue's ``resources:`` block; kept even when empty, so a dump reads like the source."""
 
     guaranteed: Mapping[str, str] = field(default_factory=_empty)
     max: Mapping[str, str] = field(default_factory=_empty)

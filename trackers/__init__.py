@@ -1,0 +1,23 @@
+"""quotaweb's quota library: the configuration document and the engines that enforce it.
+
+Pure Python, no Django: scripts, the web app and other tools all use the same rules.
+"""
+
+from trackers.config import dump_config, parse_config, validate_config
+from trackers.errors import ConfigError, InvalidRequest, NotTracked, QuantityError, TrackersError
+from trackers.ugm import REASONS, Changes, Decision, Engine
+
+__all__ = [
+    "REASONS",
+    "Changes",
+    "ConfigError",
+    "Decision",
+    "Engine",
+    "InvalidRequest",
+    "NotTracked",
+    "QuantityError",
+    "TrackersError",
+    "dump_config",
+    "parse_config",
+    "validate_config",
+]

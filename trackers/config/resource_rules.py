@@ -1,0 +1,95 @@
+"""Queue resource rules R1-R4 (spec 1.4 step 6).
+
+"Effective max" is the component-wise minimum of a queue's max and every ancestor's; "effective
+guaranteed" is a queue's own guaranteed, or when that is empty or all zero, the sum of its
+children's effective guaranteed. A queue whose quantities do not parse gets its QTY errors and is
+left out of the comparisons it would take part in, so one typo does not cascade into false errors.
+"""
+
+from __future__ import annotations
+
+from trackers.config import messages
+from trackers.config.model import Queue
+from trackers.config.scope import Scope
+from trackers.resources import component_min, fits_within, go_format
+
+# Post-order with an explicit stack: (queue, parent's effective max, children done?).
+_Frame = tuple[Queue, "dict[str, int] | None", bool]
+
+
+def check_resources(scope: Scope) -> None:
+    add = scope.add
+    # id(queue) -> effective guaranteed, or None when unknown (a quantity failed below).
+    effective_guaranteed: dict[int, dict[str, int] | None] = {}
+    # id(queue) -> (own guaranteed or None when unparsable, effective max), while children run.
+    state: dict[int, tuple[dict[str, int] | None, dict[str, int] | None]] = {}
+    stack: list[_Frame] = [(scope.root, None, False)]
+    while stack:
+        queue, parent_max, children_done = stack.pop()
+        key = id(queue)
+        where = scope.queue_field(queue)
+        if not children_done:
+            guaranteed, g_failures, maximum, m_failures = scope.queue_resources(queue)
+            for kind, message in g_failures:
+                add("QTY", queue.path, f"{where}.resources.guaranteed.{kind}", message)
+            for kind, message in m_failures:
+                add("QTY", queue.path, f"{where}.resources.max.{kind}", message)
+            own_g = None if g_failures else guaranteed
+            own_m = None if m_failures else maximum
+            if own_g is not None and own_m is not None and not fits_within(own_g, own_m):
+                add(
+                    "R1", queue.path, f"{where}.resources.guaranteed",
+                    messages.GUARANTEED_ABOVE_MAX.format(
+                        guaranteed=go_format(own_g), max=go_format(own_m), queue=queue.name
+                    ),
+                )
+            if own_m is not None and parent_max is not None and not fits_within(own_m, parent_max):
+                add(
+                    "R2", queue.path, f"{where}.resources.max",
+                    messages.MAX_ABOVE_PARENT.format(
+                        parent=go_format(parent_max), max=go_format(own_m), queue=queue.name
+                    ),
+                )
+            effective_max = component_min(own_m if own_m is not None else {}, parent_max)
+            if not queue.children:
+                effective_guaranteed[key] = own_g
+                continue
+            state[key] = (own_g, effective_max)
+            stack.append((queue, parent_max, True))
+            stack.extend((child, effective_max, False) for child in reversed(queue.children))
+            continue
+
+        own_g, effective_max = state.pop(key)
+        total: dict[str, int] | None = {}
+        for child in queue.children:
+            child_g = effective_guaranteed.pop(id(child), None)
+            if child_g is None:
+                total = None
+                break
+            for kind, value in child_g.items():
+                # Not pruned: YuniKorn's sum keeps zero entries, and messages print the sum.
+                total[kind] = total.get(kind, 0) + value
+        if total is None:
+            effective_guaranteed[key] = None
+            continue
+        if own_g is not None and not fits_within(total, own_g):
+            add(
+                "R3", queue.path, f"{where}.resources.guaranteed",
+                messages.CHILDREN_ABOVE_GUARANTEED.format(
+                    guaranteed=go_format(own_g), children=go_format(total), queue=queue.name
+                ),
+            )
+        if effective_max is not None and not fits_within(total, effective_max):
+            field = f"{where}.resources.max" if queue.max else where
+            add(
+                "R4", queue.path, field,
+                messages.CHILDREN_ABOVE_MAX.format(
+                    max=go_format(effective_max), children=go_format(total), queue=queue.name
+                ),
+            )
+        if own_g is None:
+            effective_guaranteed[key] = None
+        elif own_g and any(own_g.values()):
+            effective_guaranteed[key] = own_g
+        else:
+            effective_guaranteed[key] = total

@@ -1,0 +1,140 @@
+"""Rules between a queue and its ancestors: queue maxapplications (A1, A2) and the hierarchical
+user/group limits (H1-H4), spec 1.4 steps 9-11."""
+
+from __future__ import annotations
+
+from trackers.config import messages
+from trackers.config.model import Queue
+from trackers.config.report import Report
+from trackers.config.scope import Scope
+from trackers.names import WILDCARD
+from trackers.resources import component_min, fits_within, go_format
+
+
+def check_max_applications(scope: Scope) -> None:
+    """A1/A2, direct parent/child pairs only, each child checked before its own children."""
+    stack: list[Queue] = [scope.root]
+    while stack:
+        parent = stack.pop()
+        cap = parent.max_applications
+        if cap:
+            for child in parent.children:
+                field = f"{scope.queue_field(child)}.maxapplications"
+                if child.max_applications > cap:
+                    scope.add("A1", child.path, field, messages.CHILD_APPS_ABOVE_PARENT)
+                elif child.max_applications == 0:
+                    scope.add("A2", child.path, field, messages.CHILD_APPS_UNSET)
+        stack.extend(reversed(parent.children))
+
+
+# name -> what the nearest ancestor that named it passes down.
+_Resources = dict[str, dict[str, int]]
+_Apps = dict[str, int]
+# One entry per kind ("user", "group"): (resources, apps) inherited from above.
+_Inherited = dict[str, tuple[_Resources, _Apps]]
+
+
+def check_hierarchical_limits(scope: Scope) -> None:
+    """H1/H2 (resources) then H3/H4 (maxapplications) in one walk from root down.
+
+    Two reports keep the spec's order (every resource error before any app error) in one pass.
+    A name is compared only with the same name (or the wildcard) at ancestors, never with names in
+    its own queue, which is why lookups use the parent's values and writes go to a copy.
+    """
+    resource_errors = Report()
+    app_errors = Report()
+    empty: _Inherited = {"user": ({}, {}), "group": ({}, {})}
+    stack: list[tuple[Queue, _Inherited]] = [(scope.root, empty)]
+    while stack:
+        queue, inherited = stack.pop()
+        limits = scope.limits(queue)
+        passed = inherited
+        if limits:
+            passed = {kind: (dict(res), dict(apps)) for kind, (res, apps) in inherited.items()}
+            base = scope.limits_field(queue)
+            for index, limit in enumerate(limits):
+                new_res = scope.limit_resources.get(id(limit), {})
+                for kind, names, key in (
+                    ("user", limit.users, "users"),
+                    ("group", limit.groups, "groups"),
+                ):
+                    above_res, above_apps = inherited[kind]
+                    down_res, down_apps = passed[kind]
+                    for n, name in enumerate(names):
+                        field = f"{base}[{index}].{key}[{n}]"
+                        if new_res is not None:
+                            _check_resources(
+                                resource_errors, queue, kind, name, field, new_res, above_res,
+                                down_res,
+                            )
+                        _check_apps(
+                            app_errors, queue, kind, name, field, limit.max_applications,
+                            above_apps, down_apps,
+                        )
+        stack.extend((child, passed) for child in reversed(queue.children))
+    scope.report.errors.extend(resource_errors.errors)
+    scope.report.errors.extend(app_errors.errors)
+
+
+def _check_resources(
+    report: Report,
+    queue: Queue,
+    kind: str,
+    name: str,
+    field: str,
+    new: dict[str, int],
+    above: _Resources,
+    down: _Resources,
+) -> None:
+    code = "H1" if kind == "user" else "H2"
+    inherited = above.get(name)
+    if inherited is not None:
+        if not fits_within(new, inherited):
+            report.add(
+                code, queue.path, field,
+                messages.NAME_RESOURCES_ABOVE_ANCESTOR.format(
+                    kind=kind, name=name, new=go_format(new), queue=queue.name,
+                    inherited=go_format(inherited),
+                ),
+            )
+        down[name] = component_min(new, inherited) or {}
+        return
+    wildcard = above.get(WILDCARD) if name != WILDCARD else None
+    if wildcard is not None and not fits_within(new, wildcard):
+        report.add(
+            code, queue.path, field,
+            messages.NAME_RESOURCES_ABOVE_WILDCARD.format(
+                kind=kind, name=name, new=go_format(new), queue=queue.name,
+                inherited=go_format(wildcard),
+            ),
+        )
+    down[name] = new
+
+
+def _check_apps(
+    report: Report,
+    queue: Queue,
+    kind: str,
+    name: str,
+    field: str,
+    new: int,
+    above: _Apps,
+    down: _Apps,
+) -> None:
+    code = "H3" if kind == "user" else "H4"
+    if name in above:
+        cap = above[name]
+        template = messages.NAME_APPS_ABOVE_ANCESTOR
+    elif name != WILDCARD and WILDCARD in above:
+        cap = above[WILDCARD]
+        template = messages.NAME_APPS_ABOVE_WILDCARD
+    else:
+        cap = 0
+        template = ""
+    # Once an ancestor caps apps for a name, every deeper limit for it must cap them too.
+    if cap and (new == 0 or new > cap):
+        report.add(
+            code, queue.path, field,
+            template.format(kind=kind, name=name, new=new, queue=queue.name, inherited=cap),
+        )
+    down[name] = new
