@@ -14,7 +14,7 @@ from trackers.config.model import Partition
 from trackers.errors import InvalidRequest, NotTracked
 from trackers.names import QUEUE_NAME_RE, USER_NAME_RE
 from trackers.resources import format_resource
-from trackers.ugm.changes import Changes, ChangeLog
+from trackers.ugm.changes import ChangeLog, Changes
 from trackers.ugm.decision import (
     GROUP_QUOTA,
     MAX_APPLICATIONS,
@@ -67,7 +67,7 @@ class Engine:
         return self._config
 
     def apply_config(self, partition: Partition, *, version: int | None = None) -> None:
-        """Switch to new limits in one step; usage, running apps and group links stay as they are."""
+        """Switch to new limits in one step; usage, running apps and group links stay as is."""
         if partition.name != self.partition:
             raise InvalidRequest(ERR_PARTITION.format(mine=self.partition, theirs=partition.name))
         # Compile outside the engine lock so allocations go on while a large config is read;
@@ -153,9 +153,7 @@ class Engine:
             group = table.resolve_group(prefixes, groups)
             linked = False
         failure = None
-        user_room, failed_at = _walk(
-            table.user_chain(user, prefixes), user_tracker, app_id
-        )
+        user_room, failed_at = _walk(table.user_chain(user, prefixes), user_tracker, app_id)
         if failed_at is not None:
             failure = (MAX_APPLICATIONS, "user", user, failed_at)
         group_room = None
@@ -187,7 +185,9 @@ class Engine:
                 prefixes, app_id, user, group_names
             )
             if failure is not None:
-                return self._denied_apps(failure, prefixes, group, user_room, group_room, queue_room)
+                return self._denied_apps(
+                    failure, prefixes, group, user_room, group_room, queue_room
+                )
             for reason, room in (
                 (USER_QUOTA, user_room),
                 (GROUP_QUOTA, group_room),
@@ -198,8 +198,15 @@ class Engine:
                         left = room.get(kind)
                         if left is not None and amount > left:
                             return self._denied_quota(
-                                reason, prefixes, app_id, user, group, amounts,
-                                user_room, group_room, queue_room,
+                                reason,
+                                prefixes,
+                                app_id,
+                                user,
+                                group,
+                                amounts,
+                                user_room,
+                                group_room,
+                                queue_room,
                             )
 
             user_tracker = self._users.get(user)
@@ -220,10 +227,7 @@ class Engine:
 
     def _denied_apps(self, failure, prefixes, group, user_room, group_room, queue_room):
         reason, kind, name, (path, running, limit) = failure
-        if kind == "queue":
-            who = f"queue {path}"
-        else:
-            who = f"{kind} {name} in queue {path}"
+        who = f"queue {path}" if kind == "queue" else f"{kind} {name} in queue {path}"
         message = (
             f"{who} already runs {running} of at most {limit} applications; "
             f"a new application in {prefixes[-1]} would exceed that"
@@ -235,10 +239,16 @@ class Engine:
     ):
         table = self._table
         if reason == USER_QUOTA:
-            who, chain, tracker = f"user {user}", table.user_chain(user, prefixes), self._users.get(user)
+            who, chain, tracker = (
+                f"user {user}",
+                table.user_chain(user, prefixes),
+                self._users.get(user),
+            )
         elif reason == GROUP_QUOTA:
             who, chain, tracker = (
-                f"group {group}", table.group_chain(group, prefixes), self._groups.get(group)
+                f"group {group}",
+                table.group_chain(group, prefixes),
+                self._groups.get(group),
             )
         else:
             who, chain, tracker = "queue", table.queue_chain(prefixes), self._queues
@@ -292,7 +302,7 @@ class Engine:
         resource: dict[str, int],
         remove_app: bool = False,
     ) -> None:
-        """Take usage back (exactly, usage may go negative); with ``remove_app`` the app stops running.
+        """Take usage back, exactly (usage may go negative); ``remove_app`` stops the app running.
 
         Raises NotTracked, changing nothing, when the user has no usage node at the path (D8).
         """

@@ -17,7 +17,7 @@ from trackers.resources import parse_resource_map
 
 # (max resources or None, max applications or 0) of one limit entry, as it applies at one level.
 Cap = tuple[dict[str, int] | None, int]
-# The levels of one queue path where a cap applies, root first: (level path, max resources, max apps).
+# The levels of a queue path where a cap applies, root first: (level, max resources, max apps).
 Chain = tuple[tuple[str, dict[str, int] | None, int], ...]
 
 _CACHE_LIMIT = 200_000
@@ -131,9 +131,7 @@ class LimitTable:
             for path in prefixes:
                 settings = self.queues.get(path)
                 if settings and (settings.max_resources or settings.max_applications):
-                    links.append(
-                        (path, settings.max_resources or None, settings.max_applications)
-                    )
+                    links.append((path, settings.max_resources or None, settings.max_applications))
             chain = tuple(links)
             _remember(self._queue_chains, leaf, chain)
         return chain
