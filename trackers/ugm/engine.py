@@ -257,7 +257,7 @@ class Engine:
         for path, maximum, _ in chain:
             if not maximum:
                 continue
-            usage = nodes.get(path, _NO_NODE).usage
+            usage = nodes.get(path, _NO_NODE)
             for kind, amount in amounts:
                 if kind in maximum and amount > maximum[kind] - usage.get(kind, 0):
                     where = f"{who} in queue {path}" if who != "queue" else f"queue {path}"

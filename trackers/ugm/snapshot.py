@@ -35,18 +35,21 @@ def _children_of(paths: set[str]) -> dict[str, list[str]]:
 def tracker_tree(
     tracker: Tracker | None, limit_paths: Iterable[str], cap_at: Callable[[str], Cap | None]
 ) -> dict:
-    """The ``queues`` node of a user or group object: paths with usage plus paths with a limit."""
+    """The ``queues`` node of a user or group object: paths with usage plus paths with a limit.
+
+    One pass over the paths in sorted order: a parent sorts before its descendants, so it is
+    built before them, and each child list comes out sorted by path.
+    """
     nodes = tracker.nodes if tracker is not None else {}
     paths = set(nodes)
     _with_ancestors(limit_paths, paths)
-    children = _children_of(paths)
-
-    def build(path: str) -> dict:
+    built: dict[str, dict] = {}
+    for path in sorted(paths):
         out: dict = {"queuePath": path}
         node = nodes.get(path)
         if node is not None:
-            if node.usage:
-                out["resourceUsage"] = dict(node.usage)
+            if node:
+                out["resourceUsage"] = dict(node)
             if node.apps:
                 out["runningApplications"] = sorted(node.apps)
         cap = cap_at(path)
@@ -55,12 +58,14 @@ def tracker_tree(
                 out["maxResources"] = dict(cap[0])
             if cap[1]:
                 out["maxApplications"] = cap[1]
-        kids = children.get(path)
-        if kids:
-            out["children"] = [build(kid) for kid in kids]
-        return out
-
-    return build("root")
+        built[path] = out
+        if path != "root":
+            parent = built[_parent(path)]
+            if "children" in parent:
+                parent["children"].append(out)
+            else:
+                parent["children"] = [out]
+    return built["root"]
 
 
 def user_object(name: str, tracker: Tracker | None, table: LimitTable) -> dict:
@@ -69,9 +74,13 @@ def user_object(name: str, tracker: Tracker | None, table: LimitTable) -> dict:
         linked = {app: group for app, group in sorted(tracker.links.items()) if group is not None}
         if linked:
             out["groups"] = linked
-    out["queues"] = tracker_tree(
-        tracker, table.named_user_paths.get(name, ()), lambda path: table.user_cap(name, path)
-    )
+    levels = table.levels
+
+    def cap_at(path: str) -> Cap | None:
+        level = levels.get(path)
+        return level and (level.users.get(name) or level.user_wildcard)
+
+    out["queues"] = tracker_tree(tracker, table.named_user_paths.get(name, ()), cap_at)
     return out
 
 
@@ -102,8 +111,8 @@ def queue_tree(tracker: Tracker, table: LimitTable) -> dict:
                 out["maxResource"] = dict(settings.max_resources)
             if settings.guaranteed:
                 out["guaranteedResource"] = dict(settings.guaranteed)
-        if node is not None and node.usage:
-            out["allocatedResource"] = dict(node.usage)
+        if node:
+            out["allocatedResource"] = dict(node)
         if settings is not None and settings.max_applications:
             out["maxRunningApps"] = settings.max_applications
         out["runningApps"] = len(node.apps) if node is not None else 0

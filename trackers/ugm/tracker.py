@@ -24,10 +24,6 @@ class Node(dict):
         self.children = 0
         self.parent = parent
 
-    @property
-    def usage(self) -> dict[str, int]:
-        return self
-
 
 class Tracker:
     """Usage and running applications of one user, one group or the whole partition.
