@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import gc
-
 from trackers.config import partition_rules, queue_rules, resource_rules, tree_rules
 from trackers.config.build import Locations, build_config, default_locations
 from trackers.config.loader import MAX_BYTES, DocumentError, load_document
@@ -11,6 +9,7 @@ from trackers.config.model import Config
 from trackers.config.report import Report
 from trackers.config.scope import Scope
 from trackers.errors import ConfigError
+from trackers.gcpause import paused_gc
 
 
 def check_config(config: Config, locations: Locations | None = None) -> list[dict[str, str]]:
@@ -38,15 +37,9 @@ def check_config(config: Config, locations: Locations | None = None) -> list[dic
 
 
 def _load(yaml_text: str | bytes, max_bytes: int) -> tuple[Config | None, list[dict[str, str]]]:
-    # A big config creates about a million small objects that all stay alive until the model is
-    # built; the cyclic collector would scan them over and over for nothing (a third of the time).
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    # A big config creates about a million small objects that stay alive until the model is built.
+    with paused_gc():
         return _load_and_check(yaml_text, max_bytes)
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def _load_and_check(

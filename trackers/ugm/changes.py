@@ -9,9 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# An entry for a change of limits (a config switch): every tree may look different.
-_RESET = None
-
 
 @dataclass(frozen=True, slots=True)
 class Changes:
@@ -29,45 +26,48 @@ class Changes:
 
 
 class ChangeLog:
+    """Three parallel lists (user, group, path prefixes) rather than a list of entries: recording
+    then allocates nothing that lives on, which keeps the cyclic collector quiet on the hot path.
+    A config switch is an entry whose user is None."""
+
     def __init__(self, capacity: int = 200_000) -> None:
         self.seq = 0
         self._capacity = capacity
-        self._entries: list[tuple[str, str | None, tuple[str, ...]] | None] = []
-        self._first = 1  # sequence number of self._entries[0]
+        self._users: list[str | None] = []
+        self._groups: list[str | None] = []
+        self._paths: list[tuple[str, ...]] = []
+        self._first = 1  # sequence number of the first entry kept
 
-    def record(self, user: str, group: str | None, prefixes: tuple[str, ...]) -> None:
+    def record(self, user: str | None, group: str | None, prefixes: tuple[str, ...]) -> None:
         self.seq += 1
-        self._entries.append((user, group, prefixes))
-        if len(self._entries) > self._capacity:
+        self._users.append(user)
+        self._groups.append(group)
+        self._paths.append(prefixes)
+        if len(self._users) > self._capacity:
             self._drop_oldest()
 
     def record_reset(self) -> None:
-        self.seq += 1
-        self._entries.append(_RESET)
-        if len(self._entries) > self._capacity:
-            self._drop_oldest()
+        self.record(None, None, ())
 
     def _drop_oldest(self) -> None:
         # Halving keeps the amortised cost per record constant.
-        drop = len(self._entries) // 2
-        del self._entries[:drop]
+        drop = len(self._users) // 2
+        del self._users[:drop], self._groups[:drop], self._paths[:drop]
         self._first += drop
 
     def since(self, seq: int) -> Changes:
         if seq >= self.seq:
             return Changes(seq=self.seq)
-        if seq < 0 or seq + 1 < self._first:
+        start = seq + 1 - self._first
+        if seq < 0 or start < 0:
             return Changes(seq=self.seq, reset=True)
-        users: set[str] = set()
-        groups: set[str] = set()
+        users = self._users[start:]
+        if None in users:
+            return Changes(seq=self.seq, reset=True)
+        groups = set(self._groups[start:])
+        groups.discard(None)
         queues: set[str] = set()
-        for entry in self._entries[seq + 1 - self._first :]:
-            if entry is _RESET:
-                return Changes(seq=self.seq, reset=True)
-            user, group, prefixes = entry
-            users.add(user)
-            if group is not None:
-                groups.add(group)
+        for prefixes in self._paths[start:]:
             queues.update(prefixes)
         return Changes(
             seq=self.seq, users=frozenset(users), groups=frozenset(groups), queues=frozenset(queues)

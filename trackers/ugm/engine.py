@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from trackers.config.model import Partition
 from trackers.errors import InvalidRequest, NotTracked
+from trackers.gcpause import paused_gc
 from trackers.names import QUEUE_NAME_RE, USER_NAME_RE
 from trackers.resources import format_resource
 from trackers.ugm.changes import ChangeLog, Changes
@@ -188,26 +189,18 @@ class Engine:
                 return self._denied_apps(
                     failure, prefixes, group, user_room, group_room, queue_room
                 )
-            for reason, room in (
-                (USER_QUOTA, user_room),
-                (GROUP_QUOTA, group_room),
-                (QUEUE_QUOTA, queue_room),
-            ):
-                if room is not None:
-                    for kind, amount in amounts:
-                        left = room.get(kind)
-                        if left is not None and amount > left:
-                            return self._denied_quota(
-                                reason,
-                                prefixes,
-                                app_id,
-                                user,
-                                group,
-                                amounts,
-                                user_room,
-                                group_room,
-                                queue_room,
-                            )
+            if _breaks(user_room, amounts):
+                reason = USER_QUOTA
+            elif _breaks(group_room, amounts):
+                reason = GROUP_QUOTA
+            elif _breaks(queue_room, amounts):
+                reason = QUEUE_QUOTA
+            else:
+                reason = None
+            if reason is not None:
+                return self._denied_quota(
+                    reason, prefixes, user, group, amounts, user_room, group_room, queue_room
+                )
 
             user_tracker = self._users.get(user)
             if user_tracker is None:
@@ -235,7 +228,7 @@ class Engine:
         return Decision(False, reason, group, message, (user_room, group_room, queue_room), None)
 
     def _denied_quota(
-        self, reason, prefixes, app_id, user, group, amounts, user_room, group_room, queue_room
+        self, reason, prefixes, user, group, amounts, user_room, group_room, queue_room
     ):
         table = self._table
         if reason == USER_QUOTA:
@@ -338,7 +331,7 @@ class Engine:
     # -- reads -------------------------------------------------------------------------------
 
     def users_usage(self) -> list[dict]:
-        with self._lock:
+        with self._lock, paused_gc():
             table = self._table
             names = sorted(self._users.keys() | table.named_user_paths.keys())
             return [user_object(name, self._users.get(name), table) for name in names]
@@ -351,7 +344,7 @@ class Engine:
             return user_object(name, tracker, self._table)
 
     def groups_usage(self) -> list[dict]:
-        with self._lock:
+        with self._lock, paused_gc():
             table = self._table
             names = sorted(self._groups.keys() | table.named_group_paths.keys())
             return [group_object(name, self._groups.get(name), table) for name in names]
@@ -364,7 +357,7 @@ class Engine:
             return group_object(name, tracker, self._table)
 
     def queues_usage(self) -> dict:
-        with self._lock:
+        with self._lock, paused_gc():
             return queue_tree(self._queues, self._table)
 
     def summary(self) -> dict:
@@ -388,6 +381,16 @@ class Engine:
     def changes_since(self, seq: int) -> Changes:
         with self._lock:
             return self._log.since(seq)
+
+
+def _breaks(room: dict[str, int] | None, amounts: list[tuple[str, int]]) -> bool:
+    """Whether a request does not fit a headroom (spec 2.5: negative headroom counts as 0)."""
+    if room is not None:
+        for kind, amount in amounts:
+            left = room.get(kind)
+            if left is not None and amount > left:
+                return True
+    return False
 
 
 def _walk(chain: Chain, tracker: Tracker | None, app_id: str):
