@@ -39,8 +39,8 @@ def test_home_page_draws_the_queue_tree(client, gateway):
 
     for path in ("root.research", "root.research.nlp", "root.engineering.backend", "root.ops.sre"):
         assert f'data-queue="{path}"' in html
-    # Limits in human units: 2 TiB and 512 vcore for research.
-    assert "max 2 TiB, 32 nvidia.com/gpu, 512 vcore" in html
+    # Limits in human units (SI bytes, cores): research has 2Ti of memory and 512 vcore.
+    assert "max memory 2.2 TB, nvidia.com/gpu 32, 512 vcore" in html
 
 
 def test_home_page_shows_usage(client, gateway):
@@ -55,7 +55,7 @@ def test_home_page_shows_usage(client, gateway):
     assert decision.allowed
 
     html = client.get("/").content.decode()
-    assert "using 1 GiB, 1.5 vcore · 1 running" in html
+    assert "using memory 1.1 GB, 1.5 vcore · 1 running" in html
 
 
 def test_stylesheet_is_served(client):
