@@ -2,56 +2,51 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 MAX_APPLICATIONS = "maxApplications"
 USER_QUOTA = "userQuota"
 GROUP_QUOTA = "groupQuota"
 QUEUE_QUOTA = "queueQuota"
 QUEUE_MAX_APPLICATIONS = "queueMaxApplications"
-REASONS = (MAX_APPLICATIONS, USER_QUOTA, GROUP_QUOTA, QUEUE_QUOTA, QUEUE_MAX_APPLICATIONS)
+REASONS = (MAX_APPLICATIONS, QUEUE_MAX_APPLICATIONS, USER_QUOTA, GROUP_QUOTA, QUEUE_QUOTA)
+
+Headroom = dict[str, int] | None
 
 
 class Decision:
     """``allowed``, ``reason`` (None or one of REASONS), ``group`` the app counts against, and a
     ``message`` naming who, where and the numbers compared.
 
-    ``headroom`` is computed on first access: the hot path only keeps the per-tracker parts. For an
-    allowed increase it is what is left after it; for a denial, what was left before.
+    ``headroom`` (a resource map, None for unlimited): for a denial, what was left when it was
+    denied; for an allowed increase it is read from the engine on first access, so the hot path
+    does not pay for it when nobody asks (right after the increase, that is what is left).
     """
 
-    __slots__ = ("_headroom", "_parts", "_spent", "allowed", "group", "message", "reason")
+    __slots__ = ("_headroom", "_later", "allowed", "group", "message", "reason")
 
-    def __init__(self, allowed, reason, group, message, parts, spent) -> None:
-        self.allowed: bool = allowed
-        self.reason: str | None = reason
-        self.group: str | None = group
-        self.message: str = message
-        self._parts = parts
-        self._spent = spent
-        self._headroom = False
+    def __init__(
+        self,
+        allowed: bool,
+        reason: str | None,
+        group: str | None,
+        message: str,
+        headroom: Headroom | Callable[[], Headroom],
+    ) -> None:
+        self.allowed = allowed
+        self.reason = reason
+        self.group = group
+        self.message = message
+        if callable(headroom):
+            self._headroom, self._later = None, headroom
+        else:
+            self._headroom, self._later = headroom, None
 
     @property
-    def headroom(self) -> dict[str, int] | None:
-        if self._headroom is False:
-            combined = None
-            for part in self._parts:
-                if part is None:
-                    continue
-                if combined is None:
-                    combined = dict(part)
-                    continue
-                for kind, left in part.items():
-                    current = combined.get(kind)
-                    if current is None or left < current:
-                        combined[kind] = left
-            if combined is not None and self._spent:
-                for kind, amount in self._spent:
-                    if kind in combined:
-                        combined[kind] -= amount
-            self._headroom = combined
+    def headroom(self) -> Headroom:
+        if self._later is not None:
+            self._headroom, self._later = self._later(), None
         return self._headroom
-
-    def __bool__(self) -> bool:
-        return self.allowed
 
     def __repr__(self) -> str:
         if self.allowed:

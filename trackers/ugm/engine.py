@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from functools import partial
 
 from trackers.config.model import Partition
 from trackers.errors import InvalidRequest, NotTracked
@@ -26,7 +27,7 @@ from trackers.ugm.decision import (
 )
 from trackers.ugm.limits import Chain, LimitTable
 from trackers.ugm.snapshot import group_object, queue_tree, user_object
-from trackers.ugm.tracker import Node, Tracker
+from trackers.ugm.tracker import EMPTY_NODE, Tracker, UserTracker
 
 MAX_QUEUE_DEPTH = 64
 
@@ -43,7 +44,6 @@ ERR_NO_USER = "user {user!r} has no tracked usage"
 ERR_NO_PATH = "user {user!r} has no tracked usage in queue {path}"
 ERR_NO_GROUP_PATH = "group {group!r} of application {app!r} has no tracked usage in queue {path}"
 
-_NO_NODE = Node()
 _PREFIX_CACHE_LIMIT = 100_000
 
 
@@ -140,33 +140,26 @@ class Engine:
 
     # -- admission ---------------------------------------------------------------------------
 
-    def _assess(self, prefixes, app_id, user, groups):
-        """Everything a decision needs, computed without changing anything.
-
-        Returns (group, linked, app-count failure or None, user, group and queue headroom).
-        """
-        table = self._table
+    def _group_of(self, prefixes, app_id, user, groups):
+        """(group the app counts against, whether that link already exists)."""
         user_tracker = self._users.get(user)
         if user_tracker is not None and app_id in user_tracker.links:
-            group = user_tracker.links[app_id]
-            linked = True
-        else:
-            group = table.resolve_group(prefixes, groups)
-            linked = False
-        failure = None
-        user_room, failed_at = _walk(table.user_chain(user, prefixes), user_tracker, app_id)
-        if failed_at is not None:
-            failure = (MAX_APPLICATIONS, "user", user, failed_at)
-        group_room = None
+            return user_tracker.links[app_id], True
+        return self._table.resolve_group(prefixes, groups), False
+
+    def _trackers(self, prefixes, user, group):
+        """(chain of caps, tracker) for the user, the app's group and the queue."""
+        table = self._table
+        yield table.user_chain(user, prefixes), self._users.get(user)
         if group is not None:
-            group_tracker = self._groups.get(group)
-            group_room, failed_at = _walk(table.group_chain(group, prefixes), group_tracker, app_id)
-            if failure is None and failed_at is not None:
-                failure = (MAX_APPLICATIONS, "group", group, failed_at)
-        queue_room, failed_at = _walk(table.queue_chain(prefixes), self._queues, app_id)
-        if failure is None and failed_at is not None:
-            failure = (QUEUE_MAX_APPLICATIONS, "queue", prefixes[-1], failed_at)
-        return group, linked, failure, user_room, group_room, queue_room
+            yield table.group_chain(group, prefixes), self._groups.get(group)
+        yield table.queue_chain(prefixes), self._queues
+
+    def _rooms(self, prefixes, user, group) -> tuple:
+        """The headroom of user, group and queue (None where unlimited or absent)."""
+        return tuple(
+            _room(chain, tracker) for chain, tracker in self._trackers(prefixes, user, group)
+        )
 
     def increase(
         self,
@@ -176,114 +169,109 @@ class Engine:
         groups: Sequence[str] | None,
         resource: dict[str, int],
     ) -> Decision:
-        """Admit and apply ``resource`` for the app in one step, or deny and change nothing."""
+        """Admit and apply ``resource`` for the app in one step, or deny and change nothing.
+
+        The check looks only at the requested types; a denial also reports the full headroom.
+        """
         amounts = self._amounts(resource)
         group_names = self._group_list(groups)
         with self._lock:
             prefixes = self._path(queue_path)
             self._check_identity(app_id, user)
-            group, linked, failure, user_room, group_room, queue_room = self._assess(
-                prefixes, app_id, user, group_names
-            )
-            if failure is not None:
-                return self._denied_apps(
-                    failure, prefixes, group, user_room, group_room, queue_room
-                )
-            if _breaks(user_room, amounts):
-                reason = USER_QUOTA
-            elif _breaks(group_room, amounts):
-                reason = GROUP_QUOTA
-            elif _breaks(queue_room, amounts):
-                reason = QUEUE_QUOTA
+            table = self._table
+            user_tracker = self._users.get(user)
+            if user_tracker is not None and app_id in user_tracker.links:
+                group, linked = user_tracker.links[app_id], True
             else:
-                reason = None
-            if reason is not None:
-                return self._denied_quota(
-                    reason, prefixes, user, group, amounts, user_room, group_room, queue_room
+                group, linked = table.resolve_group(prefixes, group_names), False
+            user_apps, user_quota = _check(
+                table.user_chain(user, prefixes), user_tracker, app_id, amounts
+            )
+            group_apps = group_quota = None
+            if group is not None:
+                group_tracker = self._groups.get(group)
+                group_apps, group_quota = _check(
+                    table.group_chain(group, prefixes), group_tracker, app_id, amounts
+                )
+            queue_apps, queue_quota = _check(
+                table.queue_chain(prefixes), self._queues, app_id, amounts
+            )
+            if user_apps or group_apps or queue_apps or user_quota or group_quota or queue_quota:
+                return self._denied(
+                    prefixes,
+                    user,
+                    group,
+                    (user_apps, group_apps, queue_apps, user_quota, group_quota, queue_quota),
                 )
 
-            user_tracker = self._users.get(user)
             if user_tracker is None:
-                user_tracker = self._users[user] = Tracker(user)
+                user_tracker = self._users[user] = UserTracker(user)
             user_tracker.add(prefixes, app_id, amounts)
             if not linked:
                 user_tracker.links[app_id] = group
             if group is not None:
-                group_tracker = self._groups.get(group)
                 if group_tracker is None:
                     group_tracker = self._groups[group] = Tracker(group)
                 group_tracker.add(prefixes, app_id, amounts)
                 group_tracker.links[app_id] = user
             self._queues.add(prefixes, app_id, amounts)
             self._log.record(user, group, prefixes)
-            return Decision(True, None, group, "", (user_room, group_room, queue_room), amounts)
-
-    def _denied_apps(self, failure, prefixes, group, user_room, group_room, queue_room):
-        reason, kind, name, (path, running, limit) = failure
-        who = f"queue {path}" if kind == "queue" else f"{kind} {name} in queue {path}"
-        message = (
-            f"{who} already runs {running} of at most {limit} applications; "
-            f"a new application in {prefixes[-1]} would exceed that"
-        )
-        return Decision(False, reason, group, message, (user_room, group_room, queue_room), None)
-
-    def _denied_quota(
-        self, reason, prefixes, user, group, amounts, user_room, group_room, queue_room
-    ):
-        table = self._table
-        if reason == USER_QUOTA:
-            who, chain, tracker = (
-                f"user {user}",
-                table.user_chain(user, prefixes),
-                self._users.get(user),
+            return Decision(
+                True, None, group, "", partial(self.headroom, queue_path, app_id, user, groups)
             )
-        elif reason == GROUP_QUOTA:
-            who, chain, tracker = (
-                f"group {group}",
-                table.group_chain(group, prefixes),
-                self._groups.get(group),
-            )
+
+    def _denied(self, prefixes, user, group, failures) -> Decision:
+        """The first failure in the documented order, told with the numbers compared."""
+        who = (f"user {user} in queue", f"group {group} in queue", "queue")
+        leaf = prefixes[-1]
+        apps, quotas = failures[:3], failures[3:]
+        for index, failed in enumerate(apps):
+            if failed is not None:
+                path, running, limit = failed
+                reason = QUEUE_MAX_APPLICATIONS if index == 2 else MAX_APPLICATIONS
+                message = (
+                    f"{who[index]} {path} already runs {running} of at most {limit} "
+                    f"applications; a new application in {leaf} would exceed that"
+                )
+                break
         else:
-            who, chain, tracker = "queue", table.queue_chain(prefixes), self._queues
-        nodes = tracker.nodes if tracker is not None else {}
-        # Name the first level whose cap the request does not fit, with the numbers compared.
-        for path, maximum, _ in chain:
-            if not maximum:
-                continue
-            usage = nodes.get(path, _NO_NODE)
-            for kind, amount in amounts:
-                if kind in maximum and amount > maximum[kind] - usage.get(kind, 0):
-                    where = f"{who} in queue {path}" if who != "queue" else f"queue {path}"
-                    message = (
-                        f"{where} uses {format_resource({kind: usage.get(kind, 0)})} of "
-                        f"{format_resource({kind: maximum[kind]})}; the request for "
-                        f"{format_resource({kind: amount})} in {prefixes[-1]} does not fit"
-                    )
-                    return Decision(
-                        False, reason, group, message, (user_room, group_room, queue_room), None
-                    )
-        raise AssertionError("a quota denial without a cap it breaks")  # pragma: no cover
+            index, failed = next((i, f) for i, f in enumerate(quotas) if f is not None)
+            reason = (USER_QUOTA, GROUP_QUOTA, QUEUE_QUOTA)[index]
+            path, kind, used, cap, amount = failed
+            message = (
+                f"{who[index]} {path} uses {format_resource({kind: used})} of "
+                f"{format_resource({kind: cap})}; the request for "
+                f"{format_resource({kind: amount})} in {leaf} does not fit"
+            )
+        rooms = self._rooms(prefixes, user, group)
+        return Decision(False, reason, group, message, _combined(rooms))
 
     def headroom(
         self, queue_path: str, app_id: str, user: str, groups: Sequence[str] | None
     ) -> dict[str, int] | None:
-        """What the user may still add in the queue: a resource map, or None for unlimited."""
+        """What the user may still add in the queue (user, group and queue caps together): a
+        resource map, or None for unlimited."""
         group_names = self._group_list(groups)
         with self._lock:
             prefixes = self._path(queue_path)
             self._check_identity(app_id, user)
-            _, _, _, *rooms = self._assess(prefixes, app_id, user, group_names)
-        return Decision(True, None, None, "", tuple(rooms), None).headroom
+            group, _ = self._group_of(prefixes, app_id, user, group_names)
+            return _combined(self._rooms(prefixes, user, group))
 
     def can_run_app(
         self, queue_path: str, app_id: str, user: str, groups: Sequence[str] | None
     ) -> bool:
+        """Whether the app may run one more allocation's worth of apps: user, group and queue
+        application caps (an app already running always may)."""
         group_names = self._group_list(groups)
         with self._lock:
             prefixes = self._path(queue_path)
             self._check_identity(app_id, user)
-            failure = self._assess(prefixes, app_id, user, group_names)[2]
-        return failure is None
+            group, _ = self._group_of(prefixes, app_id, user, group_names)
+            return all(
+                _check(chain, tracker, app_id, ())[0] is None
+                for chain, tracker in self._trackers(prefixes, user, group)
+            )
 
     # -- release -----------------------------------------------------------------------------
 
@@ -307,11 +295,11 @@ class Engine:
             user_tracker = self._users.get(user)
             if user_tracker is None:
                 raise NotTracked(ERR_NO_USER.format(user=user))
-            if leaf not in user_tracker.nodes:
+            if not user_tracker.has(leaf):
                 raise NotTracked(ERR_NO_PATH.format(user=user, path=leaf))
             group = user_tracker.links.get(app_id)
             group_tracker = self._groups.get(group) if group is not None else None
-            if group is not None and (group_tracker is None or leaf not in group_tracker.nodes):
+            if group is not None and (group_tracker is None or not group_tracker.has(leaf)):
                 raise NotTracked(ERR_NO_GROUP_PATH.format(group=group, app=app_id, path=leaf))
 
             user_tracker.subtract(prefixes, app_id, amounts, remove_app)
@@ -383,38 +371,56 @@ class Engine:
             return self._log.since(seq)
 
 
-def _breaks(room: dict[str, int] | None, amounts: list[tuple[str, int]]) -> bool:
-    """Whether a request does not fit a headroom (spec 2.5: negative headroom counts as 0)."""
-    if room is not None:
-        for kind, amount in amounts:
-            left = room.get(kind)
-            if left is not None and amount > left:
-                return True
-    return False
+def _check(chain: Chain, tracker, app_id: str, amounts) -> tuple:
+    """Walk the caps of one tracker: the first application cap a new app would break, and the
+    first resource cap the request would break (None, None when it fits).
 
-
-def _walk(chain: Chain, tracker: Tracker | None, app_id: str):
-    """Headroom of one tracker along a chain of caps, and the first app-count cap the app breaks.
-
-    Returns (headroom or None for unlimited, None or (level, running, max apps)).
+    A request fits when every requested amount is at most the headroom (spec 2.5); headroom is
+    the minimum over the levels, so it is enough to compare at each level on its own.
     """
-    nodes = tracker.nodes if tracker is not None else None
-    room = None
-    failed = None
+    apps_failed = quota_failed = None
     for path, maximum, max_apps in chain:
-        node = nodes.get(path, _NO_NODE) if nodes is not None else _NO_NODE
-        if max_apps and failed is None and app_id not in node.apps and len(node.apps) >= max_apps:
-            failed = (path, len(node.apps), max_apps)
-        if maximum:
-            if room is None:
-                # A plain loop: a comprehension costs a frame of its own on this hot path.
-                room = {}
-                for kind, cap in maximum.items():
-                    room[kind] = cap - node.get(kind, 0)
-            else:
-                for kind, cap in maximum.items():
-                    left = cap - node.get(kind, 0)
-                    current = room.get(kind)
-                    if current is None or left < current:
-                        room[kind] = left
-    return room, failed
+        node = tracker.node_at(path) if tracker is not None else EMPTY_NODE
+        if max_apps and apps_failed is None:
+            running = node.apps
+            if app_id not in running and len(running) >= max_apps:
+                apps_failed = (path, len(running), max_apps)
+        if maximum and quota_failed is None:
+            for kind, amount in amounts:
+                cap = maximum.get(kind)
+                if cap is not None and amount > cap - node.get(kind, 0):
+                    quota_failed = (path, kind, node.get(kind, 0), cap, amount)
+                    break
+    return apps_failed, quota_failed
+
+
+def _room(chain: Chain, tracker) -> dict[str, int] | None:
+    """The headroom of one tracker: per capped type the least that is left on any level."""
+    room = None
+    for path, maximum, _ in chain:
+        if not maximum:
+            continue
+        node = tracker.node_at(path) if tracker is not None else EMPTY_NODE
+        if room is None:
+            room = {kind: cap - node.get(kind, 0) for kind, cap in maximum.items()}
+            continue
+        for kind, cap in maximum.items():
+            left = cap - node.get(kind, 0)
+            if kind not in room or left < room[kind]:
+                room[kind] = left
+    return room
+
+
+def _combined(rooms) -> dict[str, int] | None:
+    """The component-wise minimum of several headrooms, None meaning unlimited."""
+    combined = None
+    for room in rooms:
+        if room is None:
+            continue
+        if combined is None:
+            combined = dict(room)
+            continue
+        for kind, left in room.items():
+            if kind not in combined or left < combined[kind]:
+                combined[kind] = left
+    return combined

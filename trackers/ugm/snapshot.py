@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from trackers.ugm.limits import Cap, LimitTable
-from trackers.ugm.tracker import Tracker
+from trackers.ugm.tracker import Tracker, UserTracker
 
 
 def _parent(path: str) -> str:
@@ -33,14 +33,16 @@ def _children_of(paths: set[str]) -> dict[str, list[str]]:
 
 
 def tracker_tree(
-    tracker: Tracker | None, limit_paths: Iterable[str], cap_at: Callable[[str], Cap | None]
+    tracker: Tracker | UserTracker | None,
+    limit_paths: Iterable[str],
+    cap_at: Callable[[str], Cap | None],
 ) -> dict:
     """The ``queues`` node of a user or group object: paths with usage plus paths with a limit.
 
     One pass over the paths in sorted order: a parent sorts before its descendants, so it is
     built before them, and each child list comes out sorted by path.
     """
-    nodes = tracker.nodes if tracker is not None else {}
+    nodes = tracker.levels() if tracker is not None else {}
     paths = set(nodes)
     _with_ancestors(limit_paths, paths)
     built: dict[str, dict] = {}
@@ -68,7 +70,7 @@ def tracker_tree(
     return built["root"]
 
 
-def user_object(name: str, tracker: Tracker | None, table: LimitTable) -> dict:
+def user_object(name: str, tracker: UserTracker | None, table: LimitTable) -> dict:
     out: dict = {"userName": name}
     if tracker is not None:
         linked = {app: group for app, group in sorted(tracker.links.items()) if group is not None}

@@ -25,6 +25,10 @@ class Node(dict):
         self.parent = parent
 
 
+# What a level without a node reads as: no usage, no running apps. Never written to.
+EMPTY_NODE = Node()
+
+
 class Tracker:
     """Usage and running applications of one user, one group or the whole partition.
 
@@ -91,6 +95,123 @@ class Tracker:
                 node.children -= 1
             index -= 1
 
+    def node_at(self, path: str) -> Node:
+        return self.nodes.get(path, EMPTY_NODE)
+
+    def has(self, path: str) -> bool:
+        return path in self.nodes
+
+    def levels(self) -> dict[str, Node]:
+        return self.nodes
+
     @property
     def empty(self) -> bool:
         return not self.nodes
+
+
+class Target(Node):
+    """A queue where a user's usage was changed; ``prefixes`` are its path and its ancestors."""
+
+    __slots__ = ("prefixes",)
+
+    def __init__(self, prefixes: tuple[str, ...]) -> None:
+        super().__init__()
+        self.prefixes = prefixes
+
+
+class UserTracker:
+    """Usage of one user, kept only at the queues it was changed at (its targets).
+
+    A user works in a handful of queues, so summing them when a level is asked for is cheaper than
+    keeping a node per level: an increase touches one node instead of one per level, and that is
+    what bounds throughput once many users' state no longer fits in the CPU caches. The sums equal
+    the per-level tree of spec 2.1 (a level's usage is what was added minus what was taken at or
+    below it); a level's running apps are those of the queues below it, as an app lives in one
+    queue.
+    """
+
+    __slots__ = ("links", "name", "targets")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.targets: dict[str, Target] = {}
+        self.links: dict[str, str | None] = {}
+
+    def node_at(self, path: str) -> Node:
+        """The level as a read-only node: the target itself when it is the only one below."""
+        found = None
+        for target in self.targets.values():
+            if path in target.prefixes:
+                if found is not None:
+                    return self._sum_at(path)
+                found = target
+        return found if found is not None else EMPTY_NODE
+
+    def _sum_at(self, path: str) -> Node:
+        total = Node()
+        for target in self.targets.values():
+            if path in target.prefixes:
+                _add_into(total, target.items(), 1)
+                total.apps |= target.apps
+        return total
+
+    def has(self, path: str) -> bool:
+        return path in self.targets or any(path in t.prefixes for t in self.targets.values())
+
+    def levels(self) -> dict[str, Node]:
+        """Every level with usage or apps below it, summed: the tree the REST shapes show."""
+        nodes: dict[str, Node] = {}
+        for target in self.targets.values():
+            for path in target.prefixes:
+                node = nodes.get(path)
+                if node is None:
+                    node = nodes[path] = Node()
+                _add_into(node, target.items(), 1)
+                node.apps |= target.apps
+        return nodes
+
+    def add(self, prefixes: tuple[str, ...], app: str, amounts: list[tuple[str, int]]) -> None:
+        target = self.targets.get(prefixes[-1])
+        if target is None:
+            target = self.targets[prefixes[-1]] = Target(prefixes)
+        for kind, amount in amounts:
+            total = target.get(kind, 0) + amount
+            if total:
+                target[kind] = total
+            else:
+                del target[kind]
+        target.apps.add(app)
+
+    def subtract(
+        self, prefixes: tuple[str, ...], app: str, amounts: list[tuple[str, int]], remove_app: bool
+    ) -> None:
+        """Take ``amounts`` off at the path; the caller has checked ``has(path)``.
+
+        A release at a level above the user's queues is recorded there, so the sums stay exact.
+        """
+        leaf = prefixes[-1]
+        target = self.targets.get(leaf)
+        if target is None:
+            target = self.targets[leaf] = Target(prefixes)
+        _add_into(target, amounts, -1)
+        if remove_app:
+            for below in list(self.targets.values()):
+                if leaf in below.prefixes:
+                    below.apps.discard(app)
+                    if not below and not below.apps:
+                        del self.targets[below.prefixes[-1]]
+        elif not target and not target.apps:
+            del self.targets[leaf]
+
+    @property
+    def empty(self) -> bool:
+        return not self.targets
+
+
+def _add_into(usage: dict[str, int], amounts, sign: int) -> None:
+    for kind, amount in amounts:
+        total = usage.get(kind, 0) + sign * amount
+        if total:
+            usage[kind] = total
+        else:
+            del usage[kind]
