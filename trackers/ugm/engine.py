@@ -184,18 +184,19 @@ class Engine:
                 group, linked = user_tracker.links[app_id], True
             else:
                 group, linked = table.resolve_group(prefixes, group_names), False
-            user_apps, user_quota = _check(
-                table.user_chain(user, prefixes), user_tracker, app_id, amounts
-            )
-            group_apps = group_quota = None
+            # Most paths have no cap for one of the three: skip the call then.
+            user_apps = user_quota = group_apps = group_quota = queue_apps = queue_quota = None
+            chain = table.user_chain(user, prefixes)
+            if chain:
+                user_apps, user_quota = _check(chain, user_tracker, app_id, amounts)
             if group is not None:
                 group_tracker = self._groups.get(group)
-                group_apps, group_quota = _check(
-                    table.group_chain(group, prefixes), group_tracker, app_id, amounts
-                )
-            queue_apps, queue_quota = _check(
-                table.queue_chain(prefixes), self._queues, app_id, amounts
-            )
+                chain = table.group_chain(group, prefixes)
+                if chain:
+                    group_apps, group_quota = _check(chain, group_tracker, app_id, amounts)
+            chain = table.queue_chain(prefixes)
+            if chain:
+                queue_apps, queue_quota = _check(chain, self._queues, app_id, amounts)
             if user_apps or group_apps or queue_apps or user_quota or group_quota or queue_quota:
                 return self._denied(
                     prefixes,
