@@ -47,6 +47,9 @@ class Tracker:
         node = self.nodes.get(prefixes[-1])
         if node is None:
             node = self._grow(prefixes)
+        # An app lives in one queue (spec 2.2), and adding it there adds it on every level above:
+        # once its queue counts it, the ancestors' (large) sets need no insert.
+        counted = app in node.apps
         while node is not None:
             for kind, amount in amounts:
                 total = node.get(kind, 0) + amount
@@ -54,7 +57,8 @@ class Tracker:
                     node[kind] = total
                 else:
                     del node[kind]
-            node.apps.add(app)
+            if not counted:
+                node.apps.add(app)
             node = node.parent
 
     def _grow(self, prefixes: Sequence[str]) -> Node:
