@@ -1,6 +1,5 @@
 """Hostile or malformed YAML is refused fast, with bounded memory, as a PARSE error."""
 
-import time
 import tracemalloc
 
 import pytest
@@ -11,13 +10,12 @@ from trackers.errors import ConfigError
 
 
 def _refused_quickly(text, **kwargs):
+    """Refused with one PARSE error and bounded memory (the time it takes is measured by
+    benchmarks/hostile_yaml.py, not asserted here)."""
     tracemalloc.start()
-    started = time.perf_counter()
     found = validate_config(text, **kwargs)
-    elapsed = time.perf_counter() - started
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    assert elapsed < 1.0
     assert len(found) == 1
     assert found[0]["code"] == "PARSE"
     assert found[0]["path"] == ""
@@ -40,7 +38,8 @@ def test_billion_laughs_is_refused():
 
 def test_fifty_megabyte_document_is_refused_before_parsing():
     text = "partitions:\n" + "#" * (50 * 1024 * 1024)
-    message, _ = _refused_quickly(text)
+    message, peak = _refused_quickly(text)
+    assert peak < 1024 * 1024  # refused on its length, without a copy
     assert message.startswith("the document is ")
     assert f"more than the limit of {MAX_BYTES} bytes" in message
 

@@ -86,8 +86,11 @@ def _check_size(text: str | bytes, max_bytes: int) -> str:
             return text.decode("utf-8")
         except UnicodeDecodeError:
             raise DocumentError(messages.DOCUMENT_NOT_UTF8) from None
-    # A character is at least one byte, so only texts near the cap need the exact count.
+    # A character takes one to four bytes: only texts near the cap need the exact count, and a
+    # text with more characters than the cap allows bytes is refused without copying it.
     size = len(text)
+    if size > max_bytes:
+        raise DocumentError(messages.DOCUMENT_AT_LEAST.format(size=size, limit=max_bytes))
     if size * 4 > max_bytes:
         size = len(text.encode("utf-8", "surrogatepass"))
     if size > max_bytes:

@@ -99,6 +99,7 @@ RESOLVER_TYPE = "user group resolver type must be '', 'os', 'ldap' or 'test', no
 
 # Document and structure problems (code PARSE).
 DOCUMENT_TOO_LARGE = "the document is {size} bytes, more than the limit of {limit} bytes"
+DOCUMENT_AT_LEAST = "the document is at least {size} bytes, more than the limit of {limit} bytes"
 DOCUMENT_NOT_UTF8 = "the document is not valid UTF-8"
 DOCUMENT_TOO_DEEP = "the document nests deeper than {limit} levels (at line {line})"
 DOCUMENT_TOO_MANY_NODES = "the document expands to more than {limit} values (at line {line})"
