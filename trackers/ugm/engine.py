@@ -55,7 +55,7 @@ class Engine:
         self._config = partition
         self._table = LimitTable(partition)
         self.version = version
-        self._users: dict[str, Tracker] = {}
+        self._users: dict[str, UserTracker] = {}
         self._groups: dict[str, Tracker] = {}
         self._queues = Tracker("")
         self._log = ChangeLog()
@@ -84,11 +84,11 @@ class Engine:
     # -- input checks ------------------------------------------------------------------------
 
     def _path(self, queue_path: str) -> tuple[str, ...]:
+        if type(queue_path) is not str or not queue_path:
+            raise InvalidRequest(ERR_QUEUE_PATH.format(path=queue_path))
         prefixes = self._prefixes.get(queue_path)
         if prefixes is not None:
             return prefixes
-        if not isinstance(queue_path, str) or not queue_path:
-            raise InvalidRequest(ERR_QUEUE_PATH.format(path=queue_path))
         segments = queue_path.lower().split(".")
         if segments[0] != "root":
             raise InvalidRequest(ERR_QUEUE_PATH.format(path=queue_path))
@@ -104,10 +104,10 @@ class Engine:
         return prefixes
 
     def _check_identity(self, app_id: str, user: str) -> None:
-        if not isinstance(app_id, str) or not app_id:
+        if type(app_id) is not str or not app_id:
             raise InvalidRequest(ERR_APP_ID)
-        if user not in self._users and (
-            not isinstance(user, str) or not USER_NAME_RE.fullmatch(user)
+        if type(user) is not str or (
+            user not in self._users and not USER_NAME_RE.fullmatch(user)
         ):
             raise InvalidRequest(ERR_USER.format(user=user))
 

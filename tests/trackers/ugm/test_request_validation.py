@@ -29,6 +29,10 @@ BAD_PATHS = [
     "root.a ",
     "root.a.b.c.bad name",
     "root.ä",
+    ["root", "a"],
+    {"root": "a"},
+    7,
+    "root." + ".".join(["q"] * 64),
 ]
 GOOD_PATHS = [
     "root",
@@ -39,7 +43,20 @@ GOOD_PATHS = [
     "root.new.dynamic.queue",
     "root.0",
 ]
-BAD_USERS = [None, "", "1user", "user space", "rejected!name", "a$b", "$", "-x", ".x", "ä"]
+BAD_USERS = [
+    None,
+    "",
+    "1user",
+    "user space",
+    "rejected!name",
+    "a$b",
+    "$",
+    "-x",
+    ".x",
+    "ä",
+    ["alice"],
+    3,
+]
 GOOD_USERS = [
     "alice",
     "user.lastname",
@@ -50,7 +67,7 @@ GOOD_USERS = [
     "A",
     "test_a-b_c@#d@do:mai/n.com",
 ]
-BAD_APPS = [None, ""]
+BAD_APPS = [None, "", ["app"], 1]
 BAD_RESOURCES = [
     None,
     [],
