@@ -42,7 +42,6 @@ ERR_RESOURCE_VALUE = "resource {kind!r} must be a non-negative integer, not {val
 ERR_PARTITION = "this engine serves partition {mine!r}, not {theirs!r}"
 ERR_NO_USER = "user {user!r} has no tracked usage"
 ERR_NO_PATH = "user {user!r} has no tracked usage in queue {path}"
-ERR_NO_GROUP_PATH = "group {group!r} of application {app!r} has no tracked usage in queue {path}"
 
 _PREFIX_CACHE_LIMIT = 100_000
 
@@ -299,9 +298,11 @@ class Engine:
             if not user_tracker.has(leaf):
                 raise NotTracked(ERR_NO_PATH.format(user=user, path=leaf))
             group = user_tracker.links.get(app_id)
-            group_tracker = self._groups.get(group) if group is not None else None
-            if group is not None and (group_tracker is None or not group_tracker.has(leaf)):
-                raise NotTracked(ERR_NO_GROUP_PATH.format(group=group, app=app_id, path=leaf))
+            group_tracker = None
+            if group is not None:
+                group_tracker = self._groups.get(group)
+                if group_tracker is None:
+                    group_tracker = self._groups[group] = Tracker(group)
 
             user_tracker.subtract(prefixes, app_id, amounts, remove_app)
             if group_tracker is not None:

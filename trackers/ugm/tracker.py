@@ -78,9 +78,13 @@ class Tracker:
     ) -> None:
         """Take ``amounts`` off every node of the path and prune what is left empty.
 
-        The caller has checked that the leaf node exists; a node never outlives its parent.
+        The user's own usage decides whether a release is tracked (D8). Here the node may be gone
+        when other users' releases offset this one to zero; it is made again so that this
+        tracker keeps moving with the user's.
         """
-        leaf = node = self.nodes[prefixes[-1]]
+        leaf = node = self.nodes.get(prefixes[-1])
+        if node is None:
+            leaf = node = self._grow(prefixes)
         while node is not None:
             for kind, amount in amounts:
                 total = node.get(kind, 0) - amount

@@ -230,3 +230,42 @@ def test_not_tracked_is_a_library_error():
     from trackers import TrackersError
 
     assert issubclass(NotTracked, TrackersError)
+
+
+def test_release_after_offsetting_releases_of_others_moves_every_tracker(engine_for):
+    """Bob releases more than he had, so queue root.a nets to zero with no app running and its
+    node goes; Alice, whose own usage is still there, can release hers and the queue moves with
+    her. Her app no longer counts against a group (it was removed), so the group stays put."""
+    engine = engine_for(SK_DEV_GROUP)
+    assert engine.increase("root.a", "app-a", "alice", ["dev"], {"memory": 10}).allowed
+    assert engine.increase("root.a", "app-b", "bob", ["dev"], {"memory": 1}).allowed
+    engine.decrease("root.a", "app-a", "alice", {}, True)
+    engine.decrease("root.a", "app-b", "bob", {"memory": 11}, True)
+    assert "children" not in engine.queues_usage()["children"][0]
+    assert engine.group_usage("dev")["queues"].get("children") is None
+    engine.decrease("root.a", "app-a", "alice", {"memory": 10}, False)
+    assert engine.user_usage("alice") is None
+    assert _queue_node(engine.queues_usage(), "root.a")["allocatedResource"] == {"memory": -10}
+    assert "resourceUsage" not in engine.group_usage("dev")["queues"]
+    assert engine.user_usage("bob")["queues"]["resourceUsage"] == {"memory": -10}
+
+
+SK_DEV_GROUP = """
+partitions:
+  - name: default
+    queues:
+      - name: root
+        limits:
+          - {limit: dev, groups: [dev], maxapplications: 10}
+        queues:
+          - name: a
+"""
+
+
+def _queue_node(root, path):
+    if root["queuename"] == path:
+        return root
+    for child in root.get("children", ()):
+        if path == child["queuename"] or path.startswith(child["queuename"] + "."):
+            return _queue_node(child, path)
+    raise AssertionError(path)
