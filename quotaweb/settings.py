@@ -43,6 +43,7 @@ INSTALLED_APPS = [
     "channels",
     "quotaweb.engine",
     "quotaweb.core",
+    "quotaweb.config",
 ]
 
 MIDDLEWARE = [

@@ -12,7 +12,7 @@ remote owner (a Channels worker) can later replace the in-process call.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -42,6 +42,8 @@ class Gateway:
 
     def __init__(self, slots: dict[str, PartitionSlot]) -> None:
         self._slots = slots
+        # One whole-document switch at a time; per-partition work still runs under slot locks.
+        self._switch_lock = threading.Lock()
 
     @classmethod
     def from_config(cls, config, *, version: int | None = None) -> Gateway:
@@ -75,6 +77,52 @@ class Gateway:
         slot = self._slot(partition.name)
         with slot.lock:
             slot.engine.apply_config(partition, version=version)
+
+    def switch_config(self, config, *, version: int) -> Callable[[], None]:
+        """Apply a whole document to every partition, or to none; answer a function that undoes it.
+
+        Existing partitions get the new limits (usage and running apps stay), new partitions get
+        a fresh engine, partitions no longer in the document are dropped. An engine already on
+        ``version`` is left alone, so repeating an apply is harmless. If one partition fails, the
+        ones already switched go back to their previous limits and the error propagates. The undo
+        function is for a caller whose own commit fails after the engines switched.
+        """
+        with self._switch_lock:
+            previous_slots = self._slots
+            previous = {
+                name: (slot.engine.config, slot.engine.version)
+                for name, slot in previous_slots.items()
+            }
+            switched: list[PartitionSlot] = []
+
+            def restore() -> None:
+                for slot in switched:
+                    config_before, version_before = previous[slot.engine.partition]
+                    with slot.lock:
+                        slot.engine.apply_config(config_before, version=version_before)
+
+            slots: dict[str, PartitionSlot] = {}
+            try:
+                for partition in config.partitions:
+                    slot = previous_slots.get(partition.name)
+                    if slot is None:
+                        slot = PartitionSlot(engine=Engine(partition, version=version))
+                    elif slot.engine.version != version:
+                        with slot.lock:
+                            slot.engine.apply_config(partition, version=version)
+                        switched.append(slot)
+                    slots[partition.name] = slot
+            except BaseException:
+                restore()
+                raise
+            self._slots = slots
+
+        def undo() -> None:
+            with self._switch_lock:
+                restore()
+                self._slots = previous_slots
+
+        return undo
 
     def summary(self, partition: str) -> dict:
         """``{version, users, groups, queues, seq}`` for health checks and overviews."""
