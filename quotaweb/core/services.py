@@ -1,4 +1,4 @@
-"""Start-up work: read the configuration file and create this process's engines."""
+"""Start-up work: create this process's engines from the active configuration version."""
 
 from __future__ import annotations
 
@@ -6,15 +6,27 @@ from pathlib import Path
 
 from django.conf import settings
 
+from quotaweb.config.selectors import active_version
+from quotaweb.config.services import config_apply
 from quotaweb.engine.gateway import Gateway, engines_load
+
+INITIAL_IMPORT_COMMENT = "initial import"
 
 
 def engines_start(*, config_path: Path | str | None = None) -> Gateway:
-    """Load the YAML at ``config_path`` (default ``settings.QUOTAWEB_CONFIG``) into new engines.
+    """Create the engines from the active version (with its number).
 
-    Raises ``trackers.ConfigError`` when the file does not validate and ``OSError`` when it cannot
-    be read; nothing is replaced in either case.
+    With no version stored yet, the YAML at ``config_path`` (default ``settings.QUOTAWEB_CONFIG``)
+    is imported first as version 1 (no author, comment "initial import"); later starts ignore the
+    file, since the database is where changes live. Raises ``config.services.ConfigRejected`` when
+    that file does not validate and ``OSError`` when it cannot be read; nothing is stored or
+    replaced in either case.
     """
-    path = Path(config_path) if config_path is not None else Path(settings.QUOTAWEB_CONFIG)
-    yaml_text = path.read_text(encoding="utf-8")
-    return engines_load(yaml_text=yaml_text)
+    version = active_version()
+    if version is None:
+        path = Path(config_path) if config_path is not None else Path(settings.QUOTAWEB_CONFIG)
+        version = config_apply(
+            yaml_text=path.read_text(encoding="utf-8"), author=None,
+            comment=INITIAL_IMPORT_COMMENT, base_version=None,
+        )
+    return engines_load(yaml_text=version.yaml, version=version.number)

@@ -6,6 +6,8 @@ from django.core.management.base import CommandError
 
 trackers = pytest.importorskip("trackers")
 
+from quotaweb.config.models import ConfigVersion  # noqa: E402
+from quotaweb.config.services import ConfigRejected  # noqa: E402
 from quotaweb.core.services import engines_start  # noqa: E402
 from quotaweb.engine.gateway import engines_get, engines_loaded  # noqa: E402
 from tests.conftest import SAMPLE_CONFIG  # noqa: E402
@@ -34,6 +36,7 @@ def test_sample_config_exercises_wildcards_on_three_levels(sample_yaml):
     assert levels_with_user_wildcard == {0, 1, 2}
 
 
+@pytest.mark.django_db
 def test_engines_start_loads_every_partition():
     gateway = engines_start(config_path=SAMPLE_CONFIG)
 
@@ -42,6 +45,7 @@ def test_engines_start_loads_every_partition():
     assert gateway.summary("default")["queues"] == 17
 
 
+@pytest.mark.django_db
 def test_engines_start_refuses_an_invalid_file_and_keeps_nothing(tmp_path):
     bad = tmp_path / "queues.yaml"
     bad.write_text(
@@ -49,11 +53,12 @@ def test_engines_start_refuses_an_invalid_file_and_keeps_nothing(tmp_path):
         "        resources: {max: {memory: 10}}\n"
     )
 
-    with pytest.raises(trackers.ConfigError) as caught:
+    with pytest.raises(ConfigRejected) as caught:
         engines_start(config_path=bad)
 
     assert caught.value.errors[0]["code"] == "S2"
     assert not engines_loaded()
+    assert not ConfigVersion.objects.exists()
 
 
 @pytest.mark.django_db

@@ -1,4 +1,7 @@
-"""``python manage.py demo``: migrate, load the sample config into engines, serve with daphne.
+"""``python manage.py demo``: migrate, load the active config into engines, serve with daphne.
+
+The first run imports the sample (or ``--config``) as version 1; later runs start from the active
+version in the database.
 
 Everything happens in one process and in this order, so the engines exist before the first request
 and are the very engines the server uses (no autoreloader, no second process).
@@ -12,8 +15,8 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
+from quotaweb.config.services import ConfigRejected
 from quotaweb.core.services import engines_start
-from trackers import ConfigError
 
 
 def port_number(text: str) -> int:
@@ -54,7 +57,10 @@ class Command(BaseCommand):
         parser.add_argument(
             "--config",
             default=None,
-            help="queue configuration YAML (default: QUOTAWEB_CONFIG, else the bundled sample)",
+            help=(
+                "queue configuration YAML, imported as version 1 while the database has no "
+                "configuration yet (default: QUOTAWEB_CONFIG, else the bundled sample)"
+            ),
         )
 
     def handle(self, *args, host, port, config, **options):
@@ -65,12 +71,13 @@ class Command(BaseCommand):
             gateway = engines_start(config_path=config_path)
         except OSError as exc:
             raise CommandError(f"Cannot read the configuration {config_path}: {exc}") from exc
-        except ConfigError as exc:
+        except ConfigRejected as exc:
             lines = [f"The configuration {config_path} is not valid:"]
             lines += [f"  [{e['code']}] {e['path']}: {e['message']}" for e in exc.errors]
             raise CommandError("\n".join(lines)) from exc
 
-        self.stdout.write(f"Loaded {config_path}")
+        version = gateway.version(gateway.partitions()[0])
+        self.stdout.write(f"Active configuration: version {version}")
         for name in gateway.partitions():
             summary = gateway.summary(name)
             self.stdout.write(

@@ -1,0 +1,107 @@
+"""A failure anywhere in an apply leaves the database and the engines on the old version."""
+
+import pytest
+
+from quotaweb.config import services
+from quotaweb.config.models import ActiveConfig, ConfigVersion, LimitEntry
+from quotaweb.config.selectors import config_from_rows
+from quotaweb.engine.gateway import Gateway
+from trackers import Engine, parse_config
+
+# Both partitions change, so a failure at the second one must undo the first.
+TIGHTER = {
+    "default": ("maxapplications: 200", "maxapplications: 190"),
+    "gpu": (
+        "max: {memory: 512Gi, vcore: 128, nvidia.com/gpu: 32}",
+        "max: {memory: 512Gi, vcore: 96, nvidia.com/gpu: 32}",
+    ),
+}
+
+
+def _tighter(sample_yaml: str) -> str:
+    text = sample_yaml
+    for old, new in TIGHTER.values():
+        assert text.count(old) == 1
+        text = text.replace(old, new)
+    return text
+
+
+def _limits(gateway) -> dict:
+    return {
+        name: (gateway.version(name), gateway.users_usage(name), gateway.queues_usage(name))
+        for name in gateway.partitions()
+    }
+
+
+def _assert_still_version_one(gateway, before, sample_yaml):
+    assert ConfigVersion.objects.count() == 1
+    assert ActiveConfig.objects.get().version_id == 1
+    assert config_from_rows() == parse_config(sample_yaml)
+    assert _limits(gateway) == before
+
+
+@pytest.mark.django_db
+def test_an_engine_that_refuses_the_config_rolls_everything_back(
+    active_sample, sample_yaml, monkeypatch
+):
+    before = _limits(active_sample)
+    original = Engine.apply_config
+
+    def refuse_gpu(self, partition, *, version=None):
+        if partition.name == "gpu":
+            raise RuntimeError("engine failure")
+        original(self, partition, version=version)
+
+    monkeypatch.setattr(Engine, "apply_config", refuse_gpu)
+
+    with pytest.raises(RuntimeError, match="engine failure"):
+        services.config_apply(yaml_text=_tighter(sample_yaml), author=None, base_version=1)
+
+    _assert_still_version_one(active_sample, before, sample_yaml)
+
+
+@pytest.mark.django_db
+def test_a_failure_while_writing_rows_changes_nothing(active_sample, sample_yaml, monkeypatch):
+    before = _limits(active_sample)
+    original = services._partition_rows_create
+
+    def fail_on_gpu(*, partition, order):
+        if partition.name == "gpu":
+            raise RuntimeError("disk full")
+        original(partition=partition, order=order)
+
+    monkeypatch.setattr(services, "_partition_rows_create", fail_on_gpu)
+
+    with pytest.raises(RuntimeError, match="disk full"):
+        services.config_apply(yaml_text=_tighter(sample_yaml), author=None, base_version=1)
+
+    _assert_still_version_one(active_sample, before, sample_yaml)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_failed_commit_switches_the_engines_back(active_sample, sample_yaml, monkeypatch):
+    # A real commit is needed here: a dangling foreign key is only checked when it commits.
+    from django.db import IntegrityError
+
+    before = _limits(active_sample)
+    original = services._rows_write
+
+    def write_a_dangling_row(*, candidate, current):
+        original(candidate=candidate, current=current)
+        LimitEntry.objects.bulk_create([LimitEntry(queue_id=10**9, order=0)])
+
+    monkeypatch.setattr(services, "_rows_write", write_a_dangling_row)
+    switched = []
+    switch = Gateway.switch_config
+
+    def recording_switch(self, config, *, version):
+        switched.append(version)
+        return switch(self, config, version=version)
+
+    monkeypatch.setattr(Gateway, "switch_config", recording_switch)
+
+    with pytest.raises(IntegrityError):
+        services.config_apply(yaml_text=_tighter(sample_yaml), author=None, base_version=1)
+
+    assert switched == [2]  # the engines had switched; the failed commit must have undone it
+    _assert_still_version_one(active_sample, before, sample_yaml)
