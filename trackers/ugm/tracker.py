@@ -51,6 +51,7 @@ class Tracker:
         # once its queue counts it, the ancestors' (large) sets need no insert.
         counted = app in node.apps
         while node is not None:
+            # _add_into's loop, inlined: this runs for every level of every increase.
             for kind, amount in amounts:
                 total = node.get(kind, 0) + amount
                 if total:
@@ -182,12 +183,7 @@ class UserTracker:
         target = self.targets.get(prefixes[-1])
         if target is None:
             target = self.targets[prefixes[-1]] = Target(prefixes)
-        for kind, amount in amounts:
-            total = target.get(kind, 0) + amount
-            if total:
-                target[kind] = total
-            else:
-                del target[kind]
+        _add_into(target, amounts, 1)
         target.apps.add(app)
 
     def subtract(
