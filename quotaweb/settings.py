@@ -44,6 +44,7 @@ INSTALLED_APPS = [
     "quotaweb.engine",
     "quotaweb.core",
     "quotaweb.config",
+    "quotaweb.accounts",
 ]
 
 MIDDLEWARE = [
@@ -72,6 +73,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "quotaweb.core.context_processors.product",
+                "quotaweb.accounts.context_processors.roles",
             ],
         },
     },
@@ -116,6 +118,11 @@ if REDIS_URL:
     }
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+# Accounts: Django's login and logout pages, with quotaweb's templates (see quotaweb.accounts).
+LOGIN_URL = "accounts:login"
+LOGIN_REDIRECT_URL = "core:home"
+LOGOUT_REDIRECT_URL = "accounts:login"
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

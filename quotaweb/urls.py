@@ -3,5 +3,6 @@ from django.urls import include, path
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("accounts/", include("quotaweb.accounts.urls")),
     path("", include("quotaweb.core.urls")),
 ]

@@ -2,10 +2,12 @@ from django.http import JsonResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from quotaweb.accounts.decorators import viewer_required
 from quotaweb.core import selectors
 
 
 @require_GET
+@viewer_required
 def home(request):
     return render(request, "home.html", {"partitions": selectors.partition_overviews()})
 

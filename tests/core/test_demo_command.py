@@ -78,7 +78,7 @@ def test_demo_command_migrates_loads_and_then_serves(monkeypatch, capsys):
     out = capsys.readouterr().out
     assert "quotaweb is at http://127.0.0.1:8123/" in out
     assert "partition default: 17 queues" in out
-    assert "Logins:" in out
+    assert "Logins at http://127.0.0.1:8123/accounts/login/:" in out
 
 
 @pytest.mark.django_db

@@ -12,15 +12,22 @@ def stat(html: str, partition_heading: str, name: str) -> str:
     return match.group(1)
 
 
-def test_home_page_says_engines_are_starting_without_engines(client):
-    response = client.get("/")
+def test_home_page_sends_anonymous_visitors_to_the_login_page(outsider):
+    response = outsider.get("/")
+
+    assert response.status_code == 302
+    assert response["Location"] == "/accounts/login/?next=/"
+
+
+def test_home_page_says_engines_are_starting_without_engines(viewer_client):
+    response = viewer_client.get("/")
 
     assert response.status_code == 200
     assert "The quota engines are starting" in response.content.decode()
 
 
-def test_home_page_lists_partitions_with_counts(client, gateway):
-    response = client.get("/")
+def test_home_page_lists_partitions_with_counts(viewer_client, gateway):
+    response = viewer_client.get("/")
 
     assert response.status_code == 200
     html = response.content.decode()
@@ -34,8 +41,8 @@ def test_home_page_lists_partitions_with_counts(client, gateway):
     assert stat(html, 'id="partition-default"', "groups") == "7"
 
 
-def test_home_page_draws_the_queue_tree(client, gateway):
-    html = client.get("/").content.decode()
+def test_home_page_draws_the_queue_tree(viewer_client, gateway):
+    html = viewer_client.get("/").content.decode()
 
     for path in ("root.research", "root.research.nlp", "root.engineering.backend", "root.ops.sre"):
         assert f'data-queue="{path}"' in html
@@ -43,7 +50,7 @@ def test_home_page_draws_the_queue_tree(client, gateway):
     assert "max memory 2.2 TB, nvidia.com/gpu 32, 512 vcore" in html
 
 
-def test_home_page_shows_usage(client, gateway):
+def test_home_page_shows_usage(viewer_client, gateway):
     with gateway.engine("default") as engine:
         decision = engine.increase(
             "root.research.nlp",
@@ -54,7 +61,7 @@ def test_home_page_shows_usage(client, gateway):
         )
     assert decision.allowed
 
-    html = client.get("/").content.decode()
+    html = viewer_client.get("/").content.decode()
     assert "using memory 1.1 GB, 1.5 vcore · 1 running" in html
 
 

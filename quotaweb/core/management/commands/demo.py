@@ -1,4 +1,5 @@
-"""``python manage.py demo``: migrate, load the active config into engines, serve with daphne.
+"""``python manage.py demo``: migrate, ensure the demo logins, load the active config into engines,
+serve with daphne.
 
 The first run imports the sample (or ``--config``) as version 1; later runs start from the active
 version in the database.
@@ -14,9 +15,23 @@ import sys
 from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
+from django.urls import reverse
 
+from quotaweb.accounts.roles import ROLE_ADMIN, ROLE_VIEWER
+from quotaweb.accounts.services import DemoLogin, accounts_demo_ensure
 from quotaweb.config.services import ConfigRejected
 from quotaweb.core.services import engines_start
+
+WARN_DEFAULT_PASSWORDS = (
+    "Debug is off but a demo login uses its published default password: set "
+    "QUOTAWEB_DEMO_ADMIN_PASSWORD and QUOTAWEB_DEMO_VIEWER_PASSWORD before anyone else can reach "
+    "this server."
+)
+
+ROLE_DUTIES = {
+    ROLE_ADMIN: "quota admin: changes the configuration",
+    ROLE_VIEWER: "viewer: reads every page, changes nothing",
+}
 
 
 def port_number(text: str) -> int:
@@ -66,6 +81,7 @@ class Command(BaseCommand):
     def handle(self, *args, host, port, config, **options):
         verbosity = options["verbosity"]
         call_command("migrate", interactive=False, verbosity=max(0, verbosity - 1))
+        logins = accounts_demo_ensure()
         config_path = config or settings.QUOTAWEB_CONFIG
         try:
             gateway = engines_start(config_path=config_path)
@@ -87,10 +103,26 @@ class Command(BaseCommand):
         self.stdout.write("")
         self.stdout.write(self.style.SUCCESS(f"quotaweb is at {site_url(host, port)}"))
         self.stdout.write(f"Health check: {site_url(host, port)}healthz")
-        self.stdout.write(self.login_note())
+        login_url = site_url(host, port) + reverse("accounts:login").lstrip("/")
+        for line in self.login_lines(logins, login_url=login_url):
+            self.stdout.write(line)
+        if not settings.DEBUG and any(not login.password_from_env for login in logins):
+            # Debug off suggests a shared machine, where a published password is an open door.
+            self.stderr.write(self.style.WARNING(WARN_DEFAULT_PASSWORDS))
         self.stdout.write("Stop with Ctrl-C.")
         self.stdout.flush()
         serve(host=host, port=port)
 
-    def login_note(self) -> str:
-        return "Logins: none yet; the overview is read-only and open to everyone on this machine."
+    def login_lines(self, logins: list[DemoLogin], *, login_url: str) -> list[str]:
+        lines = [f"Logins at {login_url}:"]
+        width = max(len(login.username) for login in logins)
+        for login in logins:
+            # A password the operator chose is not echoed into terminals and logs.
+            password = (
+                f"password from ${login.password_env}" if login.password_from_env
+                else login.password
+            )
+            lines.append(
+                f"  {login.username:<{width}} / {password}  ({ROLE_DUTIES[login.role]})"
+            )
+        return lines

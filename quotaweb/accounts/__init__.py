@@ -1,0 +1,1 @@
+"""Accounts and roles: who may read quotaweb and who may change the configuration."""

@@ -1,0 +1,10 @@
+from django.urls import path
+
+from quotaweb.accounts import views
+
+app_name = "accounts"
+
+urlpatterns = [
+    path("login/", views.LoginView.as_view(), name="login"),
+    path("logout/", views.LogoutView.as_view(), name="logout"),
+]
