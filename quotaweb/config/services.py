@@ -26,19 +26,27 @@ from django.db import transaction
 from django.db.models import Max
 
 from quotaweb.config import edits
-from quotaweb.config.documents import document_yaml, limit_values, partition_settings, queue_values
+from quotaweb.config.documents import (
+    Unusual,
+    config_document,
+    document_yaml,
+    limit_values,
+    loader_data,
+    partition_settings,
+    queue_values,
+)
 from quotaweb.config.edits import Edit
 from quotaweb.config.models import ActiveConfig, ConfigVersion, LimitEntry, Partition, Queue
-from quotaweb.config.selectors import (
-    active_version,
-    config_changes,
-    config_document_from_rows,
-    version_get,
-)
+from quotaweb.config.selectors import active_version, config_changes, version_get
 from quotaweb.engine.gateway import engines_get, engines_loaded
 from trackers import ConfigError, parse_config
+from trackers.config import check_config
+from trackers.config.build import build_config
+from trackers.config.loader import MAX_BYTES
 from trackers.config.model import Config
 from trackers.config.model import Partition as PartitionModel
+from trackers.config.model import Queue as QueueModel
+from trackers.gcpause import paused_gc
 
 ERR_EMPTY = "the configuration has no partitions: it needs at least one partition with queues"
 ERR_CONFLICT = (
@@ -86,12 +94,64 @@ def config_validate(*, yaml_text: str | bytes) -> Config:
         config = parse_config(yaml_text)
     except ConfigError as exc:
         raise ConfigRejected(exc.errors) from None
+    return _usable(config)
+
+
+def _usable(config: Config) -> Config:
     if not config.partitions:
         raise ConfigRejected(
             [{"code": "EMPTY", "path": "", "field": "partitions", "message": ERR_EMPTY}]
         )
     # The document's own ``checksum`` key is bookkeeping of the config map, not configuration.
     return dataclasses.replace(config, checksum=None)
+
+
+def _document_validate(*, document: dict[str, Any], yaml_text: str) -> Config:
+    """What ``config_validate(yaml_text=yaml_text)`` answers, ``yaml_text`` being
+    ``document_yaml(document)``, without reading the YAML back: the document becomes the
+    loader's data directly, then the same builder and rules run on it."""
+    try:
+        if len(yaml_text.encode("utf-8")) > MAX_BYTES:
+            raise Unusual
+        raw = loader_data(document)
+    except Unusual:
+        return config_validate(yaml_text=yaml_text)
+    with paused_gc():
+        config, locations, errors = build_config(raw)
+        if not errors:
+            errors = check_config(config, locations)
+    if errors:
+        raise ConfigRejected(errors)
+    return _usable(config)
+
+
+# -- the models of stored versions, by content ----------------------------------------------------
+
+# sha256 of a version's YAML -> its model. Keyed by content, not number, so a stale entry cannot
+# exist: the same text always gives the same model. Only the last few are kept.
+_MODELS: dict[str, Config] = {}
+_MODELS_KEPT = 4
+
+
+def _text_key(yaml_text: str) -> str:
+    return hashlib.sha256(yaml_text.encode("utf-8")).hexdigest()
+
+
+def _model_remember(key: str, model: Config) -> None:
+    _MODELS.pop(key, None)
+    while len(_MODELS) >= _MODELS_KEPT:
+        del _MODELS[next(iter(_MODELS))]
+    _MODELS[key] = model
+
+
+def version_model(version: ConfigVersion) -> Config:
+    """The normalised model of a stored version (without the document's ``checksum``)."""
+    key = _text_key(version.yaml)
+    model = _MODELS.get(key)
+    if model is None:
+        model = dataclasses.replace(parse_config(version.yaml), checksum=None)
+        _model_remember(key, model)
+    return model
 
 
 # -- the one write path ------------------------------------------------------------------------
@@ -140,19 +200,25 @@ def config_edit(
 def config_candidate(*, edits: Sequence[Edit]) -> tuple[Config, str]:
     """The active configuration with ``edits`` made: its validated model and its YAML (written
     like ``dump_config`` would, root included); nothing is stored."""
-    document = config_document_from_rows()
+    current = active_version()
+    # The rows hold exactly the active version, so its model gives the same document as the rows.
+    document = (
+        config_document(version_model(current)) if current is not None else {"partitions": []}
+    )
     for edit in edits:
         edit(document)
     yaml_text = document_yaml(document)
-    return config_validate(yaml_text=yaml_text), yaml_text
+    candidate = _document_validate(document=document, yaml_text=yaml_text)
+    _model_remember(_text_key(yaml_text), candidate)
+    return candidate, yaml_text
 
 
 def _config_store(
     *, candidate: Config, yaml_text: str, author: Author, comment: str, base_version: int | None
 ) -> ConfigVersion:
     current_version = active_version()
-    current = parse_config(current_version.yaml) if current_version is not None else None
-    if current is not None and dataclasses.replace(current, checksum=None) == candidate:
+    current = version_model(current_version) if current_version is not None else None
+    if current is not None and current == candidate:
         return current_version
 
     undo = None
@@ -170,6 +236,7 @@ def _config_store(
         if undo is not None:
             undo()
         raise
+    _model_remember(version.checksum, candidate)
     return version
 
 
@@ -202,7 +269,7 @@ def _conflict(base_version: int | None) -> ConfigConflict:
     )
     changes = config_changes(
         old=parse_config(base) if base is not None else Config(),
-        new=parse_config(active.yaml) if active is not None else Config(),
+        new=version_model(active) if active is not None else Config(),
     )
     return ConfigConflict(
         base_version=base_version,
@@ -214,23 +281,172 @@ def _conflict(base_version: int | None) -> ConfigConflict:
 # -- rows --------------------------------------------------------------------------------------
 
 
+_BATCH = 500
+# Orders out of the way while siblings move (unique per parent), before their final values.
+_ORDER_PARKED = 1_000_000_000
+_QUEUE_UPDATE_FIELDS = [
+    "order", "has_resources", "guaranteed", "max", "max_applications", "properties", "admin_acl",
+    "submit_acl", "is_parent", "child_template",
+]
+_LIMIT_UPDATE_FIELDS = ["description", "users", "groups", "max_resources", "max_applications"]
+
+
 def _rows_write(*, candidate: Config, current: Config | None) -> None:
-    """Make the rows equal to ``candidate``: partitions that did not change keep their rows."""
-    unchanged = {
-        partition.name
-        for partition in candidate.partitions
-        if current is not None and current.partition(partition.name) == partition
-    }
-    Partition.objects.exclude(name__in=unchanged).delete()
-    kept = {row.name: row for row in Partition.objects.all()}
+    """Make the rows equal to ``candidate``, writing only the rows that differ from ``current``
+    (the model the rows hold now): changed queues and limit entries are updated, new ones created,
+    removed ones deleted; a partition is matched by name, a queue by path, an entry by position."""
+    before = {partition.name: partition for partition in current.partitions} if current else {}
+    wanted = [partition.name for partition in candidate.partitions]
+    if current is None:
+        Partition.objects.all().delete()
+    else:
+        Partition.objects.exclude(name__in=wanted).delete()
+    rows = {row.name: row for row in Partition.objects.all()}
     for order, partition in enumerate(candidate.partitions):
-        if partition.name in kept:
-            row = kept[partition.name]
-            if row.order != order:
-                row.order = order
-                row.save(update_fields=["order"])
-        else:
+        row, old = rows.get(partition.name), before.get(partition.name)
+        if row is not None and old is None:
+            row.delete()
+            row = None
+        if row is None:
             _partition_rows_create(partition=partition, order=order)
+            continue
+        if old == partition and row.order == order:
+            continue
+        _partition_row_update(row=row, old=old, new=partition, order=order)
+
+
+def _partition_settings_key(partition: PartitionModel) -> tuple:
+    return (
+        partition.placement_rules, partition.preemption, partition.node_sort_policy,
+        partition.user_group_resolver,
+    )
+
+
+def _partition_row_update(
+    *, row: Partition, old: PartitionModel, new: PartitionModel, order: int
+) -> None:
+    fields = []
+    if row.order != order:
+        row.order, fields = order, [*fields, "order"]
+    if _partition_settings_key(old) != _partition_settings_key(new):
+        row.settings, fields = partition_settings(new), [*fields, "settings"]
+    if old.limits != new.limits:
+        row.limits = [limit_values(limit) for limit in new.limits]
+        fields.append("limits")
+    if fields:
+        row.save(update_fields=fields)
+    if old.root != new.root:
+        _queue_rows_update(row=row, old=old.root, new=new.root)
+
+
+def _placed(root: QueueModel) -> dict[str, tuple[QueueModel, int]]:
+    """Every queue of a tree by path, with its position among its siblings."""
+    out = {root.path: (root, 0)}
+    for queue in root.walk():
+        for index, child in enumerate(queue.children):
+            out[child.path] = (child, index)
+    return out
+
+
+def _own(queue: QueueModel) -> tuple:
+    return (
+        queue.name, queue.parent, queue.resources, queue.max_applications, queue.properties,
+        queue.admin_acl, queue.submit_acl, queue.child_template,
+    )
+
+
+def _queue_rows_update(*, row: Partition, old: QueueModel, new: QueueModel) -> None:
+    old_queues, new_queues = _placed(old), _placed(new)
+    ids = dict(Queue.objects.filter(partition=row).values_list("path", "id"))
+
+    removed = [ids[path] for path in old_queues if path not in new_queues]
+    for start in range(0, len(removed), _BATCH):
+        Queue.objects.filter(pk__in=removed[start:start + _BATCH]).delete()
+
+    changed: list[Queue] = []
+    moved: list[Queue] = []
+    limits_changed: list[tuple[int, tuple, tuple]] = []
+    created: list[tuple[str, QueueModel, int]] = []
+    for path, (queue, index) in new_queues.items():
+        found = old_queues.get(path)
+        if found is None:
+            created.append((path, queue, index))
+            continue
+        was, was_index = found
+        if was is queue:
+            continue
+        if _own(was) != _own(queue) or was_index != index:
+            values = queue_values(queue)
+            del values["name"]
+            update = Queue(pk=ids[path], order=index, **values)
+            changed.append(update)
+            if was_index != index:
+                moved.append(Queue(pk=ids[path], order=_ORDER_PARKED + len(moved)))
+        if was.limits != queue.limits:
+            limits_changed.append((ids[path], was.limits, queue.limits))
+
+    if moved:
+        Queue.objects.bulk_update(moved, ["order"], batch_size=_BATCH)
+    if changed:
+        Queue.objects.bulk_update(changed, _QUEUE_UPDATE_FIELDS, batch_size=_BATCH)
+    _limit_rows_update(limits_changed)
+    _queue_rows_create(row=row, created=created, ids=ids)
+
+
+def _limit_rows_update(changes: list[tuple[int, tuple, tuple]]) -> None:
+    """Entries compared by position: changed ones updated in place, the rest created/deleted."""
+    if not changes:
+        return
+    rows = {
+        (queue_id, order): pk
+        for pk, queue_id, order in LimitEntry.objects.filter(
+            queue_id__in=[queue_id for queue_id, _, _ in changes]
+        ).values_list("pk", "queue_id", "order")
+    }
+    updates, creates, deletes = [], [], []
+    for queue_id, old, new in changes:
+        for index in range(max(len(old), len(new))):
+            if index >= len(new):
+                deletes.append(rows[(queue_id, index)])
+            elif index >= len(old):
+                creates.append(
+                    LimitEntry(queue_id=queue_id, order=index, **limit_values(new[index]))
+                )
+            elif old[index] != new[index]:
+                updates.append(
+                    LimitEntry(pk=rows[(queue_id, index)], order=index, **limit_values(new[index]))
+                )
+    for start in range(0, len(deletes), _BATCH):
+        LimitEntry.objects.filter(pk__in=deletes[start:start + _BATCH]).delete()
+    if updates:
+        LimitEntry.objects.bulk_update(updates, _LIMIT_UPDATE_FIELDS, batch_size=_BATCH)
+    if creates:
+        LimitEntry.objects.bulk_create(creates, batch_size=_BATCH)
+
+
+def _queue_rows_create(
+    *, row: Partition, created: list[tuple[str, QueueModel, int]], ids: dict[str, int]
+) -> None:
+    """New queues, shallowest first, so that every parent has its id before its children."""
+    by_depth: dict[int, list[tuple[str, QueueModel, int]]] = {}
+    for item in created:
+        by_depth.setdefault(item[0].count("."), []).append(item)
+    for depth in sorted(by_depth):
+        level = by_depth[depth]
+        queues = Queue.objects.bulk_create(
+            Queue(
+                partition=row, parent_id=ids[path.rpartition(".")[0]], path=path, order=index,
+                **queue_values(queue),
+            )
+            for path, queue, index in level
+        )
+        for queue_row in queues:
+            ids[queue_row.path] = queue_row.pk
+        LimitEntry.objects.bulk_create(
+            LimitEntry(queue_id=queue_row.pk, order=index, **limit_values(limit))
+            for queue_row, (_, queue, _) in zip(queues, level, strict=True)
+            for index, limit in enumerate(queue.limits)
+        )
 
 
 def _partition_rows_create(*, partition: PartitionModel, order: int) -> None:

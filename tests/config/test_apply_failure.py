@@ -63,14 +63,15 @@ def test_an_engine_that_refuses_the_config_rolls_everything_back(
 @pytest.mark.django_db
 def test_a_failure_while_writing_rows_changes_nothing(active_sample, sample_yaml, monkeypatch):
     before = _limits(active_sample)
-    original = services._partition_rows_create
+    original = services._partition_row_update
 
-    def fail_on_gpu(*, partition, order):
-        if partition.name == "gpu":
+    # The gpu partition is written after default's rows were already changed.
+    def fail_on_gpu(*, row, old, new, order):
+        if new.name == "gpu":
             raise RuntimeError("disk full")
-        original(partition=partition, order=order)
+        original(row=row, old=old, new=new, order=order)
 
-    monkeypatch.setattr(services, "_partition_rows_create", fail_on_gpu)
+    monkeypatch.setattr(services, "_partition_row_update", fail_on_gpu)
 
     with pytest.raises(RuntimeError, match="disk full"):
         services.config_apply(yaml_text=_tighter(sample_yaml), author=None, base_version=1)

@@ -1,0 +1,135 @@
+"""Config administration at scale: import, validate, one edit and a rollback of a big config.
+
+Medians of several runs, in this process, on a fresh SQLite database in a temporary directory,
+with a config of 10,111 queues and 50,555 limit entries (``configs.wide_config``):
+
+* ``import_config FILE`` through ``call_command`` (validate + store the version + write the rows),
+  each run on a new, empty database;
+* ``validate_config FILE`` through ``call_command``;
+* one ``queue_update`` (a leaf queue's max), one ``limit_update`` (a limit entry's max
+  applications) and ``config_rollback`` to the version before, through the services, with the
+  engines loaded (as in the server, so each edit also switches the engines).
+
+Run: ``.venv/bin/python benchmarks/config_admin.py [--runs 3]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+_TMP = tempfile.TemporaryDirectory(prefix="quotaweb-bench-")
+os.environ["QUOTAWEB_DATA_DIR"] = _TMP.name
+os.environ["DJANGO_SETTINGS_MODULE"] = "quotaweb.settings"
+os.environ.setdefault("QUOTAWEB_DEBUG", "0")
+os.environ.setdefault("QUOTAWEB_SECRET_KEY", "benchmark-only-not-a-secret")
+os.environ.setdefault("QUOTAWEB_LOG_LEVEL", "WARNING")
+os.environ.pop("DATABASE_URL", None)
+
+import django  # noqa: E402
+
+django.setup()
+
+from configs import wide_config  # noqa: E402
+from django.core.management import call_command  # noqa: E402
+from django.db import connections  # noqa: E402
+
+from quotaweb.config import services  # noqa: E402
+from quotaweb.config.selectors import active_version  # noqa: E402
+from quotaweb.engine.gateway import engines_load, engines_reset  # noqa: E402
+
+LEAF = "root.root-1.root-1-2.root-1-2-3.root-1-2-3-4"
+PARENT = "root.root-1.root-1-2"
+
+
+def fresh_database(index: int) -> None:
+    """Point the default connection at a new SQLite file and migrate it (not timed)."""
+    for connection in connections.all():
+        connection.close()
+    connections["default"].settings_dict["NAME"] = str(Path(_TMP.name) / f"bench-{index}.sqlite3")
+    call_command("migrate", verbosity=0, interactive=False)
+
+
+def timed(action, *args, **kwargs) -> float:
+    start = time.perf_counter()
+    action(*args, **kwargs)
+    return time.perf_counter() - start
+
+
+def report(label: str, samples: list[float]) -> float:
+    median = statistics.median(samples)
+    spread = ", ".join(f"{s * 1000:.0f}" for s in samples)
+    print(f"  {label:<34} median {median * 1000:7.0f} ms   (runs: {spread})")
+    return median
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    runs = max(3, args.runs)
+
+    text = wide_config((10, 10, 10, 9), 5)
+    path = Path(_TMP.name) / "wide.yaml"
+    path.write_text(text, encoding="utf-8")
+    print(
+        f"config: 10,111 queues, 50,555 limit entries, {len(text) / 1e6:.1f} MB YAML; "
+        f"{runs} runs, SQLite in {_TMP.name}"
+    )
+
+    quiet = io.StringIO()
+    import_times, validate_times = [], []
+    for run in range(runs):
+        engines_reset()
+        fresh_database(run)
+        import_times.append(
+            timed(call_command, "import_config", str(path), comment="bench", stdout=quiet)
+        )
+        validate_times.append(timed(call_command, "validate_config", str(path), stdout=quiet))
+
+    # The edits run where the engines live (the server), so each also switches the engines.
+    version = active_version()
+    engines_load(yaml_text=version.yaml, version=version.number)
+    queue_times, limit_times, rollback_times = [], [], []
+    for run in range(runs):
+        base = active_version().number
+        queue_times.append(timed(
+            services.queue_update, partition="default", queue_path=LEAF,
+            values={"max": {"memory": f"{200 + run}Gi"}},
+            author=None, comment="bench queue_update", base_version=base,
+        ))
+        base = active_version().number
+        limit_times.append(timed(
+            services.limit_update, partition="default", queue_path=PARENT, index=0,
+            values={"max_applications": 150 - run},
+            author=None, comment="bench limit_update", base_version=base,
+        ))
+        base = active_version().number
+        rollback_times.append(timed(
+            services.config_rollback, version=base - 1, author=None, base_version=base,
+        ))
+    engines_reset()
+
+    print("management commands (call_command, in-process):")
+    imported = report("import_config (fresh database)", import_times)
+    validated = report("validate_config", validate_times)
+    print(f"  {'import + validate':<34} median {(imported + validated) * 1000:7.0f} ms   "
+          f"(target < 5000 ms)")
+    print("services, engines loaded:")
+    report("queue_update (one queue's max)", queue_times)
+    report("limit_update (one entry's max apps)", limit_times)
+    report("config_rollback (previous version)", rollback_times)
+
+
+if __name__ == "__main__":
+    main()
