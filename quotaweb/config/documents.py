@@ -20,7 +20,8 @@ _Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
 def document_yaml(document: Mapping[str, Any]) -> str:
-    """The document as YAML text, exactly as ``yaml.dump`` (safe, block style) writes it."""
+    """The document as block-style YAML that reads back as the same data (for config documents,
+    the same text ``yaml.dump`` writes)."""
     try:
         return _fast_yaml(document)
     except _Unusual:
@@ -34,9 +35,9 @@ def document_yaml(document: Mapping[str, Any]) -> str:
 # -- YAML out, fast ----------------------------------------------------------------------------
 # PyYAML's representer is pure Python and costs seconds on a 10,000-queue document even with the
 # C emitter. The documents written here are plain block-style data (mappings, lists, short text,
-# whole numbers, booleans), so they are written directly, byte for byte as ``yaml.dump`` with the
-# options above would write them; anything else (floats, long or unusual text, nested lists ...)
-# falls back to ``yaml.dump`` for the whole document.
+# whole numbers, booleans), so they are written directly; text is quoted exactly as ``yaml.dump``
+# quotes it; anything else (floats, long or unusual text, nested lists ...) falls back to
+# ``yaml.dump`` for the whole document. tests/config/test_yaml_writer.py holds it to that.
 
 
 class _Unusual(Exception):
