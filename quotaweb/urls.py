@@ -4,5 +4,6 @@ from django.urls import include, path
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("quotaweb.accounts.urls")),
+    path("config/", include("quotaweb.config.urls")),
     path("", include("quotaweb.core.urls")),
 ]

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from django.db.models import QuerySet
+from django.core.paginator import Paginator
+from django.db.models import Count, QuerySet
 
 from quotaweb.config.documents import (
     document_yaml,
@@ -25,6 +26,8 @@ from quotaweb.engine.gateway import engines_get, engines_loaded
 from trackers import parse_config
 from trackers.config.model import Config
 from trackers.config.model import Partition as PartitionModel
+from trackers.errors import QuantityError
+from trackers.resources import format_resource, parse_quantity, parse_resource_map
 from trackers.ugm.limits import Cap, LimitTable
 
 _QUEUE_FIELDS = (
@@ -254,3 +257,322 @@ def errors_for_queue(errors: Iterable[dict[str, str]], *, queue_path: str) -> li
         for error in errors
         if error.get("path") == queue_path
     ]
+
+
+# -- pages (read-only configuration pages) -------------------------------------------------------
+
+
+class ConfigNotFound(LookupError):
+    """A page asked for a partition, queue or version that does not exist; ``str()`` says which."""
+
+
+ERR_NO_PARTITION = "There is no partition {partition!r} in the active configuration."
+ERR_NO_QUEUE = "There is no queue {path!r} in partition {partition!r} of the active configuration."
+ERR_NO_VERSION = "There is no configuration version {number}."
+
+USER_WILDCARD_NOTE = (
+    "users: * applies to every user not named in this queue's limits, to each user separately. "
+    "A user wildcard must come last: no named user may follow it in this queue."
+)
+GROUP_WILDCARD_NOTE = (
+    "groups: * applies to applications whose user is in none of the groups named in this "
+    "queue's limits. A group wildcard must come last, and needs a limit naming a group before it."
+)
+USERS_NOTE = "Each listed user gets these caps separately."
+GROUPS_NOTE = "All applications counted against a listed group share these caps."
+
+
+def _human(raw: dict[str, Any] | None) -> str:
+    """Quantity text as written (``{"memory": "1Ti"}``) for people (``memory 1.1 TB``)."""
+    if not raw:
+        return ""
+    try:
+        return format_resource(parse_resource_map(raw))
+    except (QuantityError, TypeError, ValueError):  # rows hold valid configs; never fail a page
+        return ", ".join(f"{kind} {value}" for kind, value in raw.items())
+
+
+def config_tree(*, query: str = "") -> dict[str, Any]:
+    """The queue tree of every partition from the active rows, flattened for one template loop.
+
+    Four queries whatever the size. Each partition's ``items`` are, in document order, either
+    ``{"node": {...}}`` (a queue; ``has_children`` opens a nested list) or ``{"close": True}``
+    (ends the children of the last open queue). With ``query``, queues whose name contains it
+    are marked (``match``) and their ancestors open.
+    """
+    query = query.strip().lower()
+    version = active_version_number()
+    partitions = list(Partition.objects.order_by("order").values("id", "name"))
+    counts = dict(
+        LimitEntry.objects.order_by().values_list("queue_id").annotate(count=Count("id"))
+    )
+    children: dict[int | None, list[dict[str, Any]]] = {}
+    roots: dict[int, dict[str, Any]] = {}
+    fields = ("id", "partition_id", "parent_id", "name", "path", "order", "guaranteed", "max",
+              "max_applications")
+    for row in Queue.objects.order_by("order", "id").values(*fields):
+        if row["parent_id"] is None:
+            roots[row["partition_id"]] = row
+        else:
+            children.setdefault(row["parent_id"], []).append(row)
+    matches = 0
+    out = []
+    for partition in partitions:
+        root = roots.get(partition["id"])
+        items: list[dict[str, Any]] = []
+        matched: list[str] = []
+        if root is not None:
+            matched = _tree_items(root, children, counts, query, items)
+        matches += len(matched)
+        out.append({**partition, "items": items, "queue_count": sum(
+            1 for item in items if "node" in item), "matched": matched})
+    return {"version": version, "partitions": out, "query": query, "matches": matches}
+
+
+def _tree_items(
+    root: dict[str, Any], children: dict, counts: dict, query: str, items: list
+) -> list[str]:
+    matched: list[str] = []
+    nodes: list[dict[str, Any]] = []
+    stack: list[tuple[dict[str, Any] | None, int]] = [(root, 0)]
+    while stack:
+        row, depth = stack.pop()
+        if row is None:
+            items.append({"close": True})
+            continue
+        kids = children.get(row["id"], ())
+        name = row["name"]
+        at = name.find(query) if query else -1
+        node = {
+            "path": row["path"],
+            "name": name,
+            "depth": depth,
+            "max": _human(row["max"]),
+            "guaranteed": _human(row["guaranteed"]),
+            "max_applications": row["max_applications"],
+            "limit_count": counts.get(row["id"], 0),
+            "has_children": bool(kids),
+            "open": depth == 0 and not query,
+            "match": at >= 0,
+            "name_parts": (name[:at], name[at:at + len(query)], name[at + len(query):])
+            if at >= 0 else None,
+        }
+        nodes.append(node)
+        items.append({"node": node})
+        if node["match"]:
+            matched.append(row["path"])
+        if kids:
+            stack.append((None, depth))
+            stack.extend((kid, depth + 1) for kid in reversed(kids))
+    if matched:
+        # Open every ancestor of a match, so the matches show without scripts.
+        ancestors = {
+            path.rsplit(".", depth)[0]
+            for path in matched
+            for depth in range(1, path.count(".") + 1)
+        }
+        for node in nodes:
+            if node["path"] in ancestors:
+                node["open"] = True
+    return matched
+
+
+def queue_detail(*, partition: str, queue_path: str) -> dict[str, Any]:
+    """One queue of the active rows: its values, effective caps with their sources, its limit
+    entries with the wildcard rules that apply to them, its children. ``ConfigNotFound``."""
+    queue_path = queue_path.lower()
+    try:
+        queue = Queue.objects.select_related("partition").get(
+            partition__name=partition, path=queue_path
+        )
+    except Queue.DoesNotExist:
+        if not Partition.objects.filter(name=partition).exists():
+            raise ConfigNotFound(ERR_NO_PARTITION.format(partition=partition)) from None
+        raise ConfigNotFound(ERR_NO_QUEUE.format(path=queue_path, partition=partition)) from None
+    parts = queue_path.split(".")
+    prefixes = [".".join(parts[: i + 1]) for i in range(len(parts))]
+    chain = {
+        row["path"]: row
+        for row in Queue.objects.filter(partition_id=queue.partition_id, path__in=prefixes)
+        .values("path", "max", "max_applications")
+    }
+    ancestors = [chain[path] for path in prefixes if path in chain]
+    return {
+        "partition": queue.partition.name,
+        "queue": queue,
+        "breadcrumbs": prefixes[:-1],
+        "max_human": _human(queue.max),
+        "guaranteed_human": _human(queue.guaranteed),
+        "effective_max": _effective_max(ancestors, own=queue_path),
+        "effective_apps": _effective_apps(ancestors, own=queue_path),
+        "limits": [_limit_view(entry) for entry in queue.limit_entries.order_by("order")],
+        "children": list(queue.children.order_by("order").values("name", "path")),
+        "is_root": queue.parent_id is None,
+    }
+
+
+def _effective_max(ancestors: list[dict[str, Any]], *, own: str) -> list[dict[str, Any]]:
+    """Per resource type, the tightest max on the way from root to the queue (the deepest queue
+    wins a tie) and the queue that sets it."""
+    tightest: dict[str, tuple[int, str]] = {}
+    for row in ancestors:
+        for kind, text in (row["max"] or {}).items():
+            try:
+                value = parse_quantity(text, kind)
+            except QuantityError:
+                continue
+            if kind not in tightest or value <= tightest[kind][0]:
+                tightest[kind] = (value, row["path"])
+    return [
+        {
+            "kind": kind,
+            "value": format_resource({kind: value}),
+            "source": source,
+            "inherited": source != own,
+        }
+        for kind, (value, source) in sorted(tightest.items())
+    ]
+
+
+def _effective_apps(ancestors: list[dict[str, Any]], *, own: str) -> dict[str, Any] | None:
+    best: tuple[int, str] | None = None
+    for row in ancestors:
+        value = row["max_applications"]
+        if value and (best is None or value <= best[0]):
+            best = (value, row["path"])
+    if best is None:
+        return None
+    return {"value": best[0], "source": best[1], "inherited": best[1] != own}
+
+
+def _limit_view(entry: LimitEntry) -> dict[str, Any]:
+    notes = []
+    if entry.users:
+        notes.append(USER_WILDCARD_NOTE if "*" in entry.users else USERS_NOTE)
+    if entry.groups:
+        notes.append(GROUP_WILDCARD_NOTE if "*" in entry.groups else GROUPS_NOTE)
+    return {
+        "position": entry.order + 1,
+        "description": entry.description,
+        "users": entry.users,
+        "groups": entry.groups,
+        "max_resources": [
+            {"kind": kind, "written": text, "human": _human({kind: text})}
+            for kind, text in sorted(entry.max_resources.items())
+        ],
+        "max_applications": entry.max_applications,
+        "notes": notes,
+    }
+
+
+def _version_model(version: ConfigVersion) -> Config:
+    # Cached parse shared with the services (imported here: services imports this module).
+    from quotaweb.config.services import version_model
+
+    return version_model(version)
+
+
+def versions_history(*, page: int | str | None = 1, per_page: int = 25) -> dict[str, Any]:
+    """One page of the history, newest first, each version with a one-line summary of what
+    changed against the version numbered just before it."""
+    paginator = Paginator(versions_list().defer("yaml"), per_page)
+    page_obj = paginator.get_page(page)
+    versions = list(page_obj.object_list)
+    numbers = {v.number for v in versions} | {v.number - 1 for v in versions}
+    texts = {
+        row.number: row for row in ConfigVersion.objects.filter(number__in=numbers)
+    }
+    rows = []
+    for version in versions:
+        current = texts[version.number]
+        previous = texts.get(version.number - 1)
+        rows.append({
+            "version": version,
+            "previous": previous.number if previous else None,
+            "summary": _version_summary(current, previous),
+        })
+    return {"page": page_obj, "rows": rows, "active": active_version_number()}
+
+
+def _version_summary(version: ConfigVersion, previous: ConfigVersion | None) -> str:
+    new = _version_model(version)
+    if previous is None:
+        queues = sum(1 for partition in new.partitions for _ in partition.queues())
+        return (
+            f"first version: {len(new.partitions)} partition(s), {queues} queue(s)"
+        )
+    return changes_summary(config_changes(old=_version_model(previous), new=new))
+
+
+def change_label(change: dict[str, Any]) -> str:
+    """``queue root.eng.ml changed``, ``limit 2 of root.eng added``, ``partition gpu removed``."""
+    where = change["partition"]
+    if change["kind"] == "queue":
+        return f"queue {change['queuePath']} ({where}) {change['change']}"
+    if change["kind"] == "limit":
+        return (
+            f"limit {change['index'] + 1} of {change['queuePath']} ({where}) {change['change']}"
+        )
+    return f"partition {where} {change['change']}"
+
+
+def changes_summary(changes: list[dict[str, Any]], *, shown: int = 3) -> str:
+    if not changes:
+        return "no change"
+    text = "; ".join(change_label(change) for change in changes[:shown])
+    if len(changes) > shown:
+        text += f"; and {len(changes) - shown} more"
+    return text
+
+
+def version_diff(*, number: int, against: int) -> dict[str, Any]:
+    """Version ``against`` (old) compared with version ``number`` (new): the unified YAML diff
+    line by line and the structured changes with the fields that differ. ``ConfigNotFound``."""
+    found = {v.number: v for v in ConfigVersion.objects.filter(number__in={number, against})}
+    for wanted in (number, against):
+        if wanted not in found:
+            raise ConfigNotFound(ERR_NO_VERSION.format(number=wanted))
+    new, old = found[number], found[against]
+    diff = config_diff(
+        old=old.yaml, new=new.yaml, old_label=f"version {against}", new_label=f"version {number}"
+    )
+    return {
+        "version": new,
+        "against": old,
+        "lines": [_diff_line(line) for line in diff.unified.splitlines()],
+        "changes": [_change_view(change) for change in diff.changes],
+    }
+
+
+def _diff_line(line: str) -> dict[str, str]:
+    if line.startswith(("+++", "---")):
+        kind = "file"
+    elif line.startswith("@@"):
+        kind = "hunk"
+    elif line.startswith("+"):
+        kind = "add"
+    elif line.startswith("-"):
+        kind = "del"
+    else:
+        kind = "context"
+    return {"kind": kind, "text": line}
+
+
+def _change_view(change: dict[str, Any]) -> dict[str, Any]:
+    old, new = change["old"] or {}, change["new"] or {}
+    fields = [
+        {"name": key, "old": _compact(old.get(key)), "new": _compact(new.get(key))}
+        for key in sorted(set(old) | set(new))
+        if old.get(key) != new.get(key)
+    ]
+    return {**change, "label": change_label(change), "fields": fields}
+
+
+def _compact(value: Any) -> str:
+    if value is None or value == {} or value == []:
+        return "—"
+    if isinstance(value, dict):
+        return ", ".join(f"{key} {_compact(item)}" for key, item in value.items())
+    if isinstance(value, list | tuple):
+        return ", ".join(_compact(item) for item in value)
+    return str(value)

@@ -1,0 +1,65 @@
+"""The queue tree's list items, written in Python: a template loop over 10,000 queues with a dozen
+tags each takes most of a second; this takes a small fraction of that for the same markup."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+from django import template
+from django.urls import reverse
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+
+register = template.Library()
+
+_PLACEHOLDER = "queue-path-placeholder"
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def _node(node: dict[str, Any], url_prefix: str, url_suffix: str) -> str:
+    path = escape(node["path"])
+    parts = node["name_parts"]
+    name = (
+        f"{escape(parts[0])}<mark>{escape(parts[1])}</mark>{escape(parts[2])}"
+        if parts else escape(node["name"])
+    )
+    tags = []
+    if node["max"]:
+        tags.append(f'<span class="tag">max {escape(node["max"])}</span>')
+    if node["guaranteed"]:
+        tags.append(f'<span class="tag">guaranteed {escape(node["guaranteed"])}</span>')
+    if node["max_applications"]:
+        tags.append(f'<span class="tag">≤ {node["max_applications"]} apps</span>')
+    count = node["limit_count"]
+    tags.append(
+        f'<span class="tag{"" if count else " quiet"}" data-limit-count="{count}">'
+        f'{_plural(count, "limit")}</span>'
+    )
+    href = f'{url_prefix}{escape(quote(node["path"], safe="/:@"))}{url_suffix}'
+    row = (
+        f'<span class="cq-row"><a class="cq-name" href="{href}" '
+        f'title="{path}">{name}</a>{"".join(tags)}</span>'
+    )
+    head = (
+        f'<li class="cq{" match" if node["match"] else ""}" data-path="{path}" '
+        f'data-name="{escape(node["name"])}">'
+    )
+    if node["has_children"]:
+        return f'{head}<details{" open" if node["open"] else ""}><summary>{row}</summary><ul>'
+    return f"{head}{row}</li>"
+
+
+@register.simple_tag
+def queue_tree_items(partition: str, items: list[dict[str, Any]]) -> SafeString:
+    """The ``<li>`` elements of ``config_tree``'s flattened items, nested lists closed in place."""
+    url = reverse("config:queue", args=[partition, _PLACEHOLDER])
+    url_prefix, _, url_suffix = url.partition(_PLACEHOLDER)
+    out = [
+        "</ul></details></li>" if "close" in item else _node(item["node"], url_prefix, url_suffix)
+        for item in items
+    ]
+    return mark_safe("\n".join(out))  # every value above is escaped
