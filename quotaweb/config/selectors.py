@@ -13,7 +13,6 @@ from django.core.paginator import Paginator
 from django.db.models import Count, QuerySet
 
 from quotaweb.config.documents import (
-    document_yaml,
     limit_document,
     limit_values,
     partition_document,
@@ -26,6 +25,7 @@ from quotaweb.engine.gateway import engines_get, engines_loaded
 from trackers import parse_config
 from trackers.config.model import Config
 from trackers.config.model import Partition as PartitionModel
+from trackers.config.writer import write_yaml
 from trackers.errors import QuantityError
 from trackers.resources import format_resource, parse_quantity, parse_resource_map
 from trackers.ugm.limits import Cap, LimitTable
@@ -94,7 +94,7 @@ def config_document_from_rows() -> dict[str, Any]:
 
 def config_from_rows() -> Config:
     """The active configuration model, read back from the rows (raises if none is stored)."""
-    return parse_config(document_yaml(config_document_from_rows()))
+    return parse_config(write_yaml(config_document_from_rows()))
 
 
 # -- diff --------------------------------------------------------------------------------------

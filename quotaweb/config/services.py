@@ -27,11 +27,8 @@ from django.db.models import Max
 
 from quotaweb.config import edits
 from quotaweb.config.documents import (
-    Unusual,
     config_document,
-    document_yaml,
     limit_values,
-    loader_data,
     partition_settings,
     queue_values,
 )
@@ -46,6 +43,7 @@ from trackers.config.loader import MAX_BYTES
 from trackers.config.model import Config
 from trackers.config.model import Partition as PartitionModel
 from trackers.config.model import Queue as QueueModel
+from trackers.config.writer import Unusual, loaded_form, write_yaml
 from trackers.gcpause import paused_gc
 
 ERR_EMPTY = "the configuration has no partitions: it needs at least one partition with queues"
@@ -108,12 +106,12 @@ def _usable(config: Config) -> Config:
 
 def _document_validate(*, document: dict[str, Any], yaml_text: str) -> Config:
     """What ``config_validate(yaml_text=yaml_text)`` answers, ``yaml_text`` being
-    ``document_yaml(document)``, without reading the YAML back: the document becomes the
+    ``write_yaml(document)``, without reading the YAML back: the document becomes the
     loader's data directly, then the same builder and rules run on it."""
     try:
         if len(yaml_text.encode("utf-8")) > MAX_BYTES:
             raise Unusual
-        raw = loader_data(document)
+        raw = loaded_form(document)
     except Unusual:
         return config_validate(yaml_text=yaml_text)
     with paused_gc():
@@ -207,7 +205,7 @@ def config_candidate(*, edits: Sequence[Edit]) -> tuple[Config, str]:
     )
     for edit in edits:
         edit(document)
-    yaml_text = document_yaml(document)
+    yaml_text = write_yaml(document)
     candidate = _document_validate(document=document, yaml_text=yaml_text)
     _model_remember(_text_key(yaml_text), candidate)
     return candidate, yaml_text

@@ -10,8 +10,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import yaml
-
 from trackers.config.model import (
     ChildTemplate,
     Config,
@@ -21,18 +19,14 @@ from trackers.config.model import (
     Queue,
     Resources,
 )
-
-_Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+from trackers.config.writer import write_yaml
 
 
 def dump_config(config: Config) -> str:
     doc: dict[str, Any] = {"partitions": [_partition(p) for p in config.partitions]}
     if config.checksum is not None:
         doc["checksum"] = config.checksum
-    return yaml.dump(
-        doc, Dumper=_Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False,
-        width=1000,
-    )
+    return write_yaml(doc)
 
 
 def _partition(partition: Partition) -> dict[str, Any]:

@@ -1,11 +1,11 @@
-"""The config app's fast YAML writer: any document reads back as the same data, and config
-documents come out as ``yaml.dump`` writes them."""
+"""The fast YAML writer: any document reads back as the same data, and config documents come
+out as ``yaml.dump`` writes them."""
 
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from quotaweb.config.documents import _Dumper, document_yaml
+from trackers.config.writer import _Dumper, write_yaml
 
 TEXT = st.one_of(
     st.sampled_from(
@@ -37,10 +37,10 @@ def test_config_documents_come_out_as_yaml_dump_writes_them():
     for path in ("quotaweb/samples/queues.yaml", "tests/config/yunikorn_queues.yaml"):
         with open(path, encoding="utf-8") as handle:
             document = yaml.safe_load(handle)
-        assert document_yaml(document) == _reference(document)
+        assert write_yaml(document) == _reference(document)
 
 
 @settings(max_examples=500, deadline=None)
 @given(st.dictionaries(TEXT, DOCUMENT, min_size=1, max_size=5))
 def test_reads_back_as_the_same_data(document):
-    assert yaml.safe_load(document_yaml(document)) == document
+    assert yaml.safe_load(write_yaml(document)) == document
