@@ -12,7 +12,8 @@ from typing import Any
 import yaml
 
 from trackers import dump_config
-from trackers.config.model import ChildTemplate, Config, Limit, Partition, Queue, Resources
+from trackers.config.dump import template_document
+from trackers.config.model import Config, Limit, Partition, Queue
 
 # -- model -> row values ----------------------------------------------------------------------
 
@@ -40,7 +41,9 @@ def queue_values(queue: Queue) -> dict[str, Any]:
         "admin_acl": queue.admin_acl,
         "submit_acl": queue.submit_acl,
         "is_parent": queue.parent,
-        "child_template": template_document(queue.child_template),
+        "child_template": (
+            template_document(queue.child_template) if queue.child_template is not None else None
+        ),
     }
 
 
@@ -58,28 +61,6 @@ def partition_settings(partition: Partition) -> dict[str, Any]:
     )
     written = yaml.safe_load(dump_config(Config(partitions=(bare,))))["partitions"][0]
     return {key: value for key, value in written.items() if key not in ("name", "queues")}
-
-
-def template_document(template: ChildTemplate | None) -> dict[str, Any] | None:
-    if template is None:
-        return None
-    out: dict[str, Any] = {}
-    if template.max_applications:
-        out["maxapplications"] = template.max_applications
-    if template.properties:
-        out["properties"] = dict(template.properties)
-    if template.resources is not None:
-        out["resources"] = resources_document(template.resources)
-    return out
-
-
-def resources_document(resources: Resources) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    if resources.guaranteed:
-        out["guaranteed"] = dict(resources.guaranteed)
-    if resources.max:
-        out["max"] = dict(resources.max)
-    return out
 
 
 # -- row values -> document ---------------------------------------------------------------------

@@ -74,9 +74,9 @@ def _queue(queue: Queue, *, is_root: bool = False, skip_limits: bool = False) ->
     if queue.properties:
         out["properties"] = dict(queue.properties)
     if queue.resources is not None:
-        out["resources"] = _resources(queue.resources)
+        out["resources"] = resources_document(queue.resources)
     if queue.child_template is not None:
-        out["childtemplate"] = _template(queue.child_template)
+        out["childtemplate"] = template_document(queue.child_template)
     if queue.limits and not skip_limits:
         out["limits"] = [_limit(limit) for limit in queue.limits]
     if queue.children:
@@ -84,7 +84,7 @@ def _queue(queue: Queue, *, is_root: bool = False, skip_limits: bool = False) ->
     return out
 
 
-def _resources(resources: Resources) -> dict[str, Any]:
+def resources_document(resources: Resources) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if resources.guaranteed:
         out["guaranteed"] = _texts(resources.guaranteed)
@@ -97,14 +97,14 @@ def _texts(values: Mapping[str, str]) -> dict[str, str]:
     return {kind: str(text) for kind, text in values.items()}
 
 
-def _template(template: ChildTemplate) -> dict[str, Any]:
+def template_document(template: ChildTemplate) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if template.max_applications:
         out["maxapplications"] = template.max_applications
     if template.properties:
         out["properties"] = dict(template.properties)
     if template.resources is not None:
-        out["resources"] = _resources(template.resources)
+        out["resources"] = resources_document(template.resources)
     return out
 
 
