@@ -38,22 +38,11 @@ def pytest_report_header(config):
 
 @pytest.fixture(autouse=True)
 def _no_engines_between_tests():
-    gateway_module = _gateway_module()
-    if gateway_module is None:
-        yield
-        return
-    gateway_module.engines_reset()
+    from quotaweb.engine.gateway import engines_reset
+
+    engines_reset()
     yield
-    gateway_module.engines_reset()
-
-
-def _gateway_module():
-    """The gateway module, or None while ``trackers`` cannot be imported (tests skip then)."""
-    try:
-        from quotaweb.engine import gateway
-    except ImportError:
-        return None
-    return gateway
+    engines_reset()
 
 
 @pytest.fixture
@@ -64,7 +53,6 @@ def sample_yaml() -> str:
 @pytest.fixture
 def gateway(sample_yaml):
     """Fresh engines for every partition of the sample configuration, owned by this test."""
-    pytest.importorskip("trackers")
     from quotaweb.engine.gateway import engines_load
 
     return engines_load(yaml_text=sample_yaml)
