@@ -27,6 +27,13 @@ def test_a_rules(parent, child, code):
                 "path": "root.p.c",
                 "field": "partitions[0].queues[0].queues[0].queues[0].maxapplications",
                 "message": m.CHILD_APPS_ABOVE_PARENT if code == "A1" else m.CHILD_APPS_UNSET,
+                "detail": (
+                    "max applications 11 is above the max applications 10 of the parent queue "
+                    "root.p"
+                    if code == "A1"
+                    else "max applications is not set, but the parent queue root.p allows 10: "
+                    "set a value from 1 to 10"
+                ),
             }
         ]
 

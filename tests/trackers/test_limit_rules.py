@@ -166,20 +166,20 @@ def test_l8_text_has_the_trailing_space():
 
 
 @pytest.mark.parametrize(
-    ("resources", "ok"),
+    ("resources", "written"),
     [
-        ({"memory": 1}, True),
-        ({"memory": 0}, False),
-        ({"memory": 0, "vcore": 0}, False),
-        ({"memory": 100, "cpu": 0, "nvidia.com/gpu": 0}, True),
-        ({"vcore": "1m"}, True),
-        ({"vcore": "0m"}, False),
-        ({}, True),
+        ({"memory": 1}, None),
+        ({"memory": 0}, "memory 0"),
+        ({"memory": 0, "vcore": 0}, "memory 0, vcore 0"),
+        ({"memory": 100, "cpu": 0, "nvidia.com/gpu": 0}, None),
+        ({"vcore": "1m"}, None),
+        ({"vcore": "0m"}, "vcore 0m"),
+        ({}, None),
     ],
 )
-def test_l9_some_value_must_be_positive(resources, ok):
+def test_l9_some_value_must_be_positive(resources, written):
     found = errors(at_a(limit(limit="x", users=["u"], maxresources=resources, maxapplications=1)))
-    if ok:
+    if written is None:
         assert found == []
     else:
         assert found == [
@@ -188,6 +188,8 @@ def test_l9_some_value_must_be_positive(resources, ok):
                 "path": "root.a",
                 "field": "partitions[0].queues[0].queues[0].limits[0].maxresources",
                 "message": "MaxResources should be greater than zero in 'x' limit",
+                "detail": f"max resources {written} of limit 'x': no value may be negative and at "
+                "least one must be above zero",
             }
         ]
 

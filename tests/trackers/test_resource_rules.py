@@ -50,6 +50,7 @@ def test_r1_message_and_location():
         "message": m.GUARANTEED_ABOVE_MAX.format(
             guaranteed="map[memory:1073741824]", max="map[memory:1000000000]", queue="a"
         ),
+        "detail": "guaranteed (memory 1.1 GB) is above this queue's max (memory 1 GB)",
     }
 
 
@@ -182,6 +183,8 @@ def test_r4_children_guaranteed_within_effective_max():
         "message": m.CHILDREN_ABOVE_MAX.format(
             max="map[memory:50]", children="map[memory:60]", queue="p"
         ),
+        "detail": "the guaranteed of the child queues add up to memory 60 B, more than this "
+        "queue's effective max (memory 50 B)",
     }
 
 

@@ -88,6 +88,61 @@ NAME_APPS_ABOVE_WILDCARD = (
     "applications {inherited} of immediate or ancestor parent queue"
 )
 
+# Plain-words details (the ``detail`` key) for the rules above, values in human units.
+DETAIL_LIMIT_NOT_POSITIVE = (
+    "max resources {values} of limit {limit}: no value may be negative and at least one must be "
+    "above zero"
+)
+DETAIL_LIMIT_CAPS_NOTHING = (
+    "limit {limit} caps nothing: give it max resources above zero or max applications"
+)
+DETAIL_LIMIT_APPS_ABOVE_QUEUE = (
+    "max applications {limit_apps} of limit {limit} is above this queue's max applications "
+    "{queue_apps}"
+)
+DETAIL_LIMIT_RESOURCES_ABOVE_QUEUE = (
+    "max resources of limit {limit} ({limit_resources}) go above this queue's max "
+    "({queue_max})"
+)
+DETAIL_CHILD_APPS_ABOVE_PARENT = (
+    "max applications {child_apps} is above the max applications {parent_apps} of the parent "
+    "queue {parent}"
+)
+DETAIL_CHILD_APPS_UNSET = (
+    "max applications is not set, but the parent queue {parent} allows {parent_apps}: set a "
+    "value from 1 to {parent_apps}"
+)
+DETAIL_GUARANTEED_ABOVE_MAX = "guaranteed ({guaranteed}) is above this queue's max ({max})"
+DETAIL_MAX_ABOVE_PARENT = (
+    "max ({max}) is above what the queues above allow ({parent}, the tightest max on the way "
+    "from root)"
+)
+DETAIL_CHILDREN_ABOVE_GUARANTEED = (
+    "the guaranteed of the child queues add up to {children}, more than this queue's "
+    "guaranteed ({guaranteed})"
+)
+DETAIL_CHILDREN_ABOVE_MAX = (
+    "the guaranteed of the child queues add up to {children}, more than this queue's "
+    "effective max ({max})"
+)
+DETAIL_NAME_RESOURCES_ABOVE_ANCESTOR = (
+    "{kind} {name} gets max resources {new} here, more than the {inherited} a limit of a queue "
+    "above allows for {name}"
+)
+DETAIL_NAME_RESOURCES_ABOVE_WILDCARD = (
+    "{kind} {name} gets max resources {new} here, more than the {inherited} the wildcard limit "
+    "of a queue above allows"
+)
+DETAIL_NAME_APPS_ABOVE = (
+    "{kind} {name} gets max applications {new} here, more than the {inherited} a queue above "
+    "allows{through}"
+)
+DETAIL_NAME_APPS_UNSET = (
+    "{kind} {name} has no max applications here, but a queue above caps it at {inherited}"
+    "{through}: set a value from 1 to {inherited}"
+)
+DETAIL_THROUGH_WILDCARD = " (through its wildcard limit)"
+
 # Placement rules, node sort policy, user group resolver (structural, code PARSE).
 PLACEMENT_NAME_EMPTY = "placement rule name must not be empty"
 PLACEMENT_FILTER_TYPE = "placement rule filter type must be '', 'allow' or 'deny', not '{type}'"

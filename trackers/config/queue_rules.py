@@ -9,7 +9,7 @@ from trackers.config import messages
 from trackers.config.model import Limit, Queue
 from trackers.config.scope import Scope, parse_quantities
 from trackers.names import WILDCARD, is_group_name, is_queue_name, is_user_name
-from trackers.resources import fits_within
+from trackers.resources import fits_within, format_resource
 
 # The same few thousand names recur across a big config; the regexes need to run once per name.
 _user_ok = lru_cache(maxsize=65536)(is_user_name)
@@ -82,6 +82,7 @@ def _check_limits(scope: Scope, queue: Queue) -> None:
     for index, limit in enumerate(limits):
         at = f"{base}[{index}]"
         label = limit.description or ""
+        named = f"'{label}'" if label else f"#{index + 1}"
         if not limit.users and not limit.groups:
             add("L1", path, at, messages.EMPTY_USERS_AND_GROUPS.format(entry=go_limit(limit)))
 
@@ -126,16 +127,26 @@ def _check_limits(scope: Scope, queue: Queue) -> None:
                 add(
                     "L9", path, f"{at}.maxresources",
                     messages.LIMIT_RESOURCES_NOT_POSITIVE.format(limit=label),
+                    messages.DETAIL_LIMIT_NOT_POSITIVE.format(
+                        values=_written(limit.max_resources), limit=named
+                    ),
                 )
         scope.limit_resources[id(limit)] = resources
 
         if resources is not None and limit.max_applications == 0 and not any(resources.values()):
-            add("L10", path, at, messages.LIMIT_ALL_NULL.format(limit=label))
+            add(
+                "L10", path, at, messages.LIMIT_ALL_NULL.format(limit=label),
+                messages.DETAIL_LIMIT_CAPS_NOTHING.format(limit=named),
+            )
 
         if queue.max_applications and limit.max_applications > queue.max_applications:
             add(
                 "L11", path, f"{at}.maxapplications",
                 messages.LIMIT_APPS_ABOVE_QUEUE.format(limit=label),
+                messages.DETAIL_LIMIT_APPS_ABOVE_QUEUE.format(
+                    limit_apps=limit.max_applications, limit=named,
+                    queue_apps=queue.max_applications,
+                ),
             )
 
         # L12: only this queue's own max is compared; root has none.
@@ -154,5 +165,13 @@ def _check_limits(scope: Scope, queue: Queue) -> None:
             add(
                 "L12", path, f"{at}.maxresources",
                 messages.LIMIT_RESOURCES_ABOVE_QUEUE.format(limit=label),
+                messages.DETAIL_LIMIT_RESOURCES_ABOVE_QUEUE.format(
+                    limit=named, limit_resources=format_resource(resources),
+                    queue_max=format_resource(queue_max),
+                ),
             )
 
+
+
+def _written(resources) -> str:
+    return ", ".join(f"{kind} {resources[kind]}" for kind in sorted(resources))

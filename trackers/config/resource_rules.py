@@ -11,7 +11,7 @@ from __future__ import annotations
 from trackers.config import messages
 from trackers.config.model import Queue
 from trackers.config.scope import Scope
-from trackers.resources import component_min, fits_within, go_format
+from trackers.resources import component_min, fits_within, format_resource, go_format
 
 # Post-order with an explicit stack: (queue, parent's effective max, children done?).
 _Frame = tuple[Queue, "dict[str, int] | None", bool]
@@ -42,12 +42,18 @@ def check_resources(scope: Scope) -> None:
                     messages.GUARANTEED_ABOVE_MAX.format(
                         guaranteed=go_format(own_g), max=go_format(own_m), queue=queue.name
                     ),
+                    messages.DETAIL_GUARANTEED_ABOVE_MAX.format(
+                        guaranteed=format_resource(own_g), max=format_resource(own_m)
+                    ),
                 )
             if own_m is not None and parent_max is not None and not fits_within(own_m, parent_max):
                 add(
                     "R2", queue.path, f"{where}.resources.max",
                     messages.MAX_ABOVE_PARENT.format(
                         parent=go_format(parent_max), max=go_format(own_m), queue=queue.name
+                    ),
+                    messages.DETAIL_MAX_ABOVE_PARENT.format(
+                        max=format_resource(own_m), parent=format_resource(parent_max)
                     ),
                 )
             effective_max = component_min(own_m if own_m is not None else {}, parent_max)
@@ -78,6 +84,9 @@ def check_resources(scope: Scope) -> None:
                 messages.CHILDREN_ABOVE_GUARANTEED.format(
                     guaranteed=go_format(own_g), children=go_format(total), queue=queue.name
                 ),
+                messages.DETAIL_CHILDREN_ABOVE_GUARANTEED.format(
+                    children=format_resource(total), guaranteed=format_resource(own_g)
+                ),
             )
         if effective_max is not None and not fits_within(total, effective_max):
             field = f"{where}.resources.max" if queue.max else where
@@ -85,6 +94,9 @@ def check_resources(scope: Scope) -> None:
                 "R4", queue.path, field,
                 messages.CHILDREN_ABOVE_MAX.format(
                     max=go_format(effective_max), children=go_format(total), queue=queue.name
+                ),
+                messages.DETAIL_CHILDREN_ABOVE_MAX.format(
+                    children=format_resource(total), max=format_resource(effective_max)
                 ),
             )
         if own_g is None:

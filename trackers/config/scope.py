@@ -47,8 +47,10 @@ class Scope:
         self.limit_resources: dict[int, dict[str, int] | None] = {}
         self._queue_resources: dict[int, _Parsed] = {}
 
-    def add(self, code: str, path: str, field: str, message: str) -> None:
-        self.report.add(code, path, field, message)
+    def add(
+        self, code: str, path: str, field: str, message: str, detail: str | None = None
+    ) -> None:
+        self.report.add(code, path, field, message, detail)
 
     def limits(self, queue: Queue) -> tuple[Limit, ...]:
         return self.root_limits if queue is self.root else queue.limits

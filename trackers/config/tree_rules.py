@@ -8,7 +8,7 @@ from trackers.config.model import Queue
 from trackers.config.report import Report
 from trackers.config.scope import Scope
 from trackers.names import WILDCARD
-from trackers.resources import component_min, fits_within, go_format
+from trackers.resources import component_min, fits_within, format_resource, go_format
 
 
 def check_max_applications(scope: Scope) -> None:
@@ -21,9 +21,20 @@ def check_max_applications(scope: Scope) -> None:
             for child in parent.children:
                 field = f"{scope.queue_field(child)}.maxapplications"
                 if child.max_applications > cap:
-                    scope.add("A1", child.path, field, messages.CHILD_APPS_ABOVE_PARENT)
+                    scope.add(
+                        "A1", child.path, field, messages.CHILD_APPS_ABOVE_PARENT,
+                        messages.DETAIL_CHILD_APPS_ABOVE_PARENT.format(
+                            child_apps=child.max_applications, parent_apps=cap,
+                            parent=parent.path,
+                        ),
+                    )
                 elif child.max_applications == 0:
-                    scope.add("A2", child.path, field, messages.CHILD_APPS_UNSET)
+                    scope.add(
+                        "A2", child.path, field, messages.CHILD_APPS_UNSET,
+                        messages.DETAIL_CHILD_APPS_UNSET.format(
+                            parent=parent.path, parent_apps=cap
+                        ),
+                    )
         stack.extend(reversed(parent.children))
 
 
@@ -96,6 +107,10 @@ def _check_resources(
                     kind=kind, name=name, new=go_format(new), queue=queue.name,
                     inherited=go_format(inherited),
                 ),
+                messages.DETAIL_NAME_RESOURCES_ABOVE_ANCESTOR.format(
+                    kind=kind, name=name, new=format_resource(new),
+                    inherited=format_resource(inherited),
+                ),
             )
         down[name] = component_min(new, inherited) or {}
         return
@@ -106,6 +121,10 @@ def _check_resources(
             messages.NAME_RESOURCES_ABOVE_WILDCARD.format(
                 kind=kind, name=name, new=go_format(new), queue=queue.name,
                 inherited=go_format(wildcard),
+            ),
+            messages.DETAIL_NAME_RESOURCES_ABOVE_WILDCARD.format(
+                kind=kind, name=name, new=format_resource(new),
+                inherited=format_resource(wildcard),
             ),
         )
     down[name] = new
@@ -133,8 +152,13 @@ def _check_apps(
         template = ""
     # Once an ancestor caps apps for a name, every deeper limit for it must cap them too.
     if cap and (new == 0 or new > cap):
+        through = "" if template is messages.NAME_APPS_ABOVE_ANCESTOR else (
+            messages.DETAIL_THROUGH_WILDCARD
+        )
+        detail = messages.DETAIL_NAME_APPS_UNSET if new == 0 else messages.DETAIL_NAME_APPS_ABOVE
         report.add(
             code, queue.path, field,
             template.format(kind=kind, name=name, new=new, queue=queue.name, inherited=cap),
+            detail.format(kind=kind, name=name, new=new, inherited=cap, through=through),
         )
     down[name] = new
