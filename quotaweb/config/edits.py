@@ -228,3 +228,62 @@ def limit_move(*, partition: str, queue_path: str, index: int, to_index: int) ->
         limits.insert(to_index, limits.pop(index))
 
     return edit
+
+
+# -- records: edits as JSON, for drafts -----------------------------------------------------------
+
+Record = dict[str, Any]
+
+_KINDS: dict[str, Callable[..., Edit]] = {
+    "queue_create": queue_create,
+    "queue_update": queue_update,
+    "queue_delete": queue_delete,
+    "limit_create": limit_create,
+    "limit_update": limit_update,
+    "limit_delete": limit_delete,
+    "limit_move": limit_move,
+}
+
+_FIELD_LABELS = {
+    "name": "name", "guaranteed": "guaranteed", "max": "max", "max_applications":
+    "max applications", "properties": "properties", "admin_acl": "admin ACL", "submit_acl":
+    "submit ACL", "is_parent": "parent/leaf", "child_template": "child template",
+    "has_resources": "resources", "description": "description", "users": "users", "groups":
+    "groups", "max_resources": "max resources",
+}
+
+
+def edit_record(kind: str, **args: Any) -> Record:
+    """A JSON-able record of one edit (the arguments of the edit function named ``kind``).
+
+    The edit is built once here, so arguments it refuses fail now, when the admin stages it.
+    """
+    _KINDS[kind](**args)
+    return {"kind": kind, "args": args}
+
+
+def edit_from_record(record: Record) -> Edit:
+    return _KINDS[record["kind"]](**record["args"])
+
+
+def record_label(record: Record) -> str:
+    """What a staged record does, for the draft's list: ``change queue root.eng: max``."""
+    args = record["args"]
+    kind = record["kind"]
+    where = args.get("queue_path") or args.get("parent_path")
+    if kind == "queue_create":
+        return f"add queue {where}.{args['values'].get('name', '')}"
+    if kind == "queue_update":
+        fields = ", ".join(_FIELD_LABELS.get(name, name) for name in args["values"])
+        return f"change queue {where}: {fields}"
+    if kind == "queue_delete":
+        return f"delete queue {where} and everything below it"
+    if kind == "limit_create":
+        return f"add a limit entry to {where}"
+    position = args["index"] + 1
+    if kind == "limit_update":
+        fields = ", ".join(_FIELD_LABELS.get(name, name) for name in args["values"])
+        return f"change limit entry {position} of {where}: {fields}"
+    if kind == "limit_delete":
+        return f"remove limit entry {position} of {where}"
+    return f"move limit entry {position} of {where} to position {args['to_index'] + 1}"

@@ -4,8 +4,9 @@ Decision: the editable rows (``Partition``, ``Queue``, ``LimitEntry``) always ho
 ACTIVE version. There are no half-edited rows: a change builds a candidate document from the rows
 plus the edit, validates it with ``trackers``, and only an accepted candidate rewrites the rows, in
 the same transaction that stores its ``ConfigVersion`` and moves ``ActiveConfig`` by
-compare-and-set. Drafts of several edits are composed in memory (or in a later draft table), never
-in these rows, so a reader of the rows always sees a valid, applied configuration.
+compare-and-set. A draft of several edits (``Draft``) is a list of edit records replayed on the
+active version, never written into these rows, so a reader of the rows always sees a valid,
+applied configuration.
 
 The rows keep what the normalised ``trackers`` model keeps (root inserted, names lower-cased,
 quantities as written), so rows -> document -> model gives back the active model exactly. JSON
@@ -134,3 +135,23 @@ class LimitEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.queue.path} limit {self.order}"
+
+
+class Draft(models.Model):
+    """An admin's staged edits, applied together as one version (or discarded).
+
+    ``edits`` are records that ``quotaweb.config.edits.edit_from_record`` turns back into edits;
+    each was validated with all the records before it when it was staged. ``base_version`` is the
+    active version when the first edit was staged: applying compares-and-sets against it, so a
+    version applied by someone else meanwhile is a conflict, not silently overwritten.
+    """
+
+    author = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="config_draft"
+    )
+    base_version = models.PositiveIntegerField(null=True, blank=True)
+    edits = models.JSONField(default=list)
+    updated = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"draft of {self.author_id}: {len(self.edits)} edit(s) on {self.base_version}"
