@@ -74,6 +74,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "quotaweb.core.context_processors.product",
                 "quotaweb.accounts.context_processors.roles",
+                "quotaweb.config.context_processors.draft",
             ],
         },
     },

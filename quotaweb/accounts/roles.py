@@ -30,7 +30,12 @@ def is_quota_admin(user: Any) -> bool:
         return False
     if user.is_staff:
         return True
-    return user.groups.filter(name=QUOTA_ADMINS_GROUP).exists()
+    # Asked several times per request (decorator, context processors); the user object lives for
+    # one request, so a group change still counts from the next request on.
+    cached = getattr(user, "_quota_admin", None)
+    if cached is None:
+        cached = user._quota_admin = user.groups.filter(name=QUOTA_ADMINS_GROUP).exists()
+    return cached
 
 
 def user_role(user: Any) -> Role | None:

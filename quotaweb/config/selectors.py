@@ -13,6 +13,7 @@ from django.core.paginator import Paginator
 from django.db.models import Count, QuerySet
 
 from quotaweb.config.documents import (
+    config_document,
     limit_document,
     limit_values,
     partition_document,
@@ -20,10 +21,20 @@ from quotaweb.config.documents import (
     queue_document,
     queue_values,
 )
-from quotaweb.config.models import ActiveConfig, ConfigVersion, LimitEntry, Partition, Queue
+from quotaweb.config.edits import record_label
+from quotaweb.config.models import (
+    ActiveConfig,
+    ConfigVersion,
+    Draft,
+    LimitEntry,
+    Partition,
+    Queue,
+)
 from quotaweb.engine.gateway import engines_get, engines_loaded
 from trackers import parse_config
-from trackers.config.model import Config
+from trackers.config import normalise_partition_name
+from trackers.config.lines import field_lines
+from trackers.config.model import Config, Limit
 from trackers.config.model import Partition as PartitionModel
 from trackers.config.writer import write_yaml
 from trackers.errors import QuantityError
@@ -253,10 +264,21 @@ def errors_for_queue(errors: Iterable[dict[str, str]], *, queue_path: str) -> li
     key path (``limits[0].maxresources``, ``resources.max.memory``), so a form can put it on the
     right input."""
     return [
-        {**error, "tail": _QUEUE_KEY_PATH.sub("", error.get("field", ""))}
+        {**error, "tail": queue_tail(error.get("field", ""))}
         for error in errors
         if error.get("path") == queue_path
     ]
+
+
+def error_text(error: dict[str, str]) -> str:
+    """The words a person can act on (``detail`` names the values), with the rule code."""
+    return f"{error.get('detail') or error['message']} (rule {error['code']})"
+
+
+def queue_tail(field: str) -> str:
+    """A key path below its queue: ``partitions[0].queues[2].limits[1].users`` gives
+    ``limits[1].users``."""
+    return _QUEUE_KEY_PATH.sub("", field)
 
 
 # -- pages (read-only configuration pages) -------------------------------------------------------
@@ -377,37 +399,43 @@ def _tree_items(
     return matched
 
 
-def queue_detail(*, partition: str, queue_path: str) -> dict[str, Any]:
-    """One queue of the active rows: its values, effective caps with their sources, its limit
-    entries with the wildcard rules that apply to them, its children. ``ConfigNotFound``."""
+def queue_detail(*, config: Config, partition: str, queue_path: str) -> dict[str, Any]:
+    """One queue of ``config`` (the active model, or an admin's draft): its values, effective
+    caps with their sources, its limit entries with the wildcard rules that apply to them, its
+    children. ``ConfigNotFound`` when the partition or queue is not in it."""
+    found = config.partition(normalise_partition_name(partition))
+    if found is None:
+        raise ConfigNotFound(ERR_NO_PARTITION.format(partition=partition))
     queue_path = queue_path.lower()
-    try:
-        queue = Queue.objects.select_related("partition").get(
-            partition__name=partition, path=queue_path
-        )
-    except Queue.DoesNotExist:
-        if not Partition.objects.filter(name=partition).exists():
-            raise ConfigNotFound(ERR_NO_PARTITION.format(partition=partition)) from None
-        raise ConfigNotFound(ERR_NO_QUEUE.format(path=queue_path, partition=partition)) from None
-    parts = queue_path.split(".")
-    prefixes = [".".join(parts[: i + 1]) for i in range(len(parts))]
-    chain = {
-        row["path"]: row
-        for row in Queue.objects.filter(partition_id=queue.partition_id, path__in=prefixes)
-        .values("path", "max", "max_applications")
-    }
-    ancestors = [chain[path] for path in prefixes if path in chain]
+    chain = [found.root]
+    for depth, segment in enumerate(queue_path.split(".")):
+        if depth == 0:
+            if segment != "root":
+                chain = []
+                break
+            continue
+        child = next((c for c in chain[-1].children if c.name.lower() == segment), None)
+        if child is None:
+            chain = []
+            break
+        chain.append(child)
+    if not chain:
+        raise ConfigNotFound(ERR_NO_QUEUE.format(path=queue_path, partition=partition))
+    queue = chain[-1]
+    ancestors = [
+        {"path": q.path, "max": q.max, "max_applications": q.max_applications} for q in chain
+    ]
     return {
-        "partition": queue.partition.name,
+        "partition": found.name,
         "queue": queue,
-        "breadcrumbs": prefixes[:-1],
+        "breadcrumbs": [q.path for q in chain[:-1]],
         "max_human": _human(queue.max),
         "guaranteed_human": _human(queue.guaranteed),
-        "effective_max": _effective_max(ancestors, own=queue_path),
-        "effective_apps": _effective_apps(ancestors, own=queue_path),
-        "limits": [_limit_view(entry) for entry in queue.limit_entries.order_by("order")],
-        "children": list(queue.children.order_by("order").values("name", "path")),
-        "is_root": queue.parent_id is None,
+        "effective_max": _effective_max(ancestors, own=queue.path),
+        "effective_apps": _effective_apps(ancestors, own=queue.path),
+        "limits": [_limit_view(limit, index) for index, limit in enumerate(queue.limits)],
+        "children": [{"name": child.name, "path": child.path} for child in queue.children],
+        "is_root": queue is found.root,
     }
 
 
@@ -445,14 +473,16 @@ def _effective_apps(ancestors: list[dict[str, Any]], *, own: str) -> dict[str, A
     return {"value": best[0], "source": best[1], "inherited": best[1] != own}
 
 
-def _limit_view(entry: LimitEntry) -> dict[str, Any]:
+def _limit_view(entry: Limit, index: int) -> dict[str, Any]:
     notes = []
     if entry.users:
         notes.append(USER_WILDCARD_NOTE if "*" in entry.users else USERS_NOTE)
     if entry.groups:
         notes.append(GROUP_WILDCARD_NOTE if "*" in entry.groups else GROUPS_NOTE)
     return {
-        "position": entry.order + 1,
+        "entry": entry,
+        "index": index,
+        "position": index + 1,
         "description": entry.description,
         "users": entry.users,
         "groups": entry.groups,
@@ -576,3 +606,115 @@ def _compact(value: Any) -> str:
     if isinstance(value, list | tuple):
         return ", ".join(_compact(item) for item in value)
     return str(value)
+
+
+# -- previews of a candidate --------------------------------------------------------------------
+
+
+def config_preview(
+    *, candidate: Config, yaml_text: str, old_text: str | None = None
+) -> dict[str, Any]:
+    """What applying ``candidate`` would change, against the active version: the structured
+    changes, the YAML diff (against ``old_text``, by default the active version's text) and the
+    impact (users and groups whose current usage sits above a new limit)."""
+    current = active_version()
+    old_model = _version_model(current) if current is not None else Config()
+    if old_text is None:
+        old_text = current.yaml if current is not None else ""
+    label = f"version {current.number}" if current is not None else "nothing"
+    unified = difflib.unified_diff(
+        old_text.splitlines(keepends=True), yaml_text.splitlines(keepends=True),
+        fromfile=label, tofile="candidate",
+    )
+    impact = [_impact_view(item) for item in config_impact(candidate=candidate)]
+    return {
+        "active": current.number if current is not None else None,
+        "changes": [_change_view(c) for c in config_changes(old=old_model, new=candidate)],
+        "lines": [_diff_line(line.rstrip("\n")) for line in unified],
+        "impact": impact,
+        "affected_apps": sum(item["runningApplications"] for item in impact),
+    }
+
+
+def canonical_text(config: Config) -> str:
+    """A model written the way drafts are written, to diff a draft against like with like."""
+    return write_yaml(config_document(config))
+
+
+def _impact_view(item: dict[str, Any]) -> dict[str, Any]:
+    return {
+        **item,
+        "usage_human": format_resource(item["usage"]) if item["usage"] else "nothing",
+        "limit_human": format_resource(item["limit"]) if item["limit"] else "no resource cap",
+        "apps_over": bool(item["maxApplications"])
+        and item["runningApplications"] > item["maxApplications"],
+    }
+
+
+def conflict_view(changes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [_change_view(change) for change in changes]
+
+
+def draft_view(*, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        {"position": index, "label": record_label(record), "record": record}
+        for index, record in enumerate(records, start=1)
+    ]
+
+
+def draft_get(*, author: Any) -> Draft | None:
+    return Draft.objects.filter(author=author).first()
+
+
+def draft_records(*, author: Any) -> list[dict[str, Any]]:
+    return Draft.objects.filter(author=author).values_list("edits", flat=True).first() or []
+
+
+def config_moved(*, base: int | None) -> dict[str, Any]:
+    """What was applied since ``base`` (a draft's starting version), for a warning before its
+    apply would be refused."""
+    current = active_version()
+    old = ConfigVersion.objects.filter(number=base).first() if base is not None else None
+    changes = config_changes(
+        old=_version_model(old) if old is not None else Config(),
+        new=_version_model(current) if current is not None else Config(),
+    )
+    return {
+        "base": base,
+        "active": current.number if current is not None else None,
+        "applied_by": version_author(number=current.number) if current is not None else None,
+        "changes": [_change_view(change) for change in changes],
+    }
+
+
+def version_author(*, number: int | None) -> dict[str, Any] | None:
+    """Who applied version ``number``, and when (None when there is no such version)."""
+    found = (
+        ConfigVersion.objects.select_related("author").filter(number=number).first()
+        if number is not None else None
+    )
+    if found is None:
+        return None
+    return {
+        "number": found.number,
+        "author": found.author.get_username() if found.author else "a management command",
+        "created": found.created,
+        "comment": found.comment,
+    }
+
+
+def yaml_errors(*, text: str, errors: list[dict[str, str]]) -> list[dict[str, Any]]:
+    """The validator's errors on a pasted or uploaded document, each with the line it is about
+    (when it can be placed) and the text of that line, in line order."""
+    lines = field_lines(text, [error.get("field", "") for error in errors])
+    source = text.splitlines()
+    out = []
+    for error in errors:
+        line = lines.get(error.get("field", ""))
+        out.append({
+            **error,
+            "line": line,
+            "source": source[line - 1] if line and line <= len(source) else "",
+            "text": error_text(error),
+        })
+    return sorted(out, key=lambda error: error["line"] or 0)

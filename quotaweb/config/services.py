@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-from collections.abc import Mapping, Sequence
+import json
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -33,8 +34,20 @@ from quotaweb.config.documents import (
     queue_values,
 )
 from quotaweb.config.edits import Edit
-from quotaweb.config.models import ActiveConfig, ConfigVersion, LimitEntry, Partition, Queue
-from quotaweb.config.selectors import active_version, config_changes, version_get
+from quotaweb.config.models import (
+    ActiveConfig,
+    ConfigVersion,
+    Draft,
+    LimitEntry,
+    Partition,
+    Queue,
+)
+from quotaweb.config.selectors import (
+    active_version,
+    active_version_number,
+    config_changes,
+    version_get,
+)
 from quotaweb.engine.gateway import engines_get, engines_loaded
 from trackers import ConfigError, parse_config
 from trackers.config import check_config
@@ -212,11 +225,15 @@ def config_candidate(*, edits: Sequence[Edit]) -> tuple[Config, str]:
 
 
 def _config_store(
-    *, candidate: Config, yaml_text: str, author: Author, comment: str, base_version: int | None
+    *, candidate: Config, yaml_text: str, author: Author, comment: str, base_version: int | None,
+    also: Callable[[], Any] | None = None,
 ) -> ConfigVersion:
+    """Store and apply ``candidate``; ``also`` runs in the same transaction (dropping a draft)."""
     current_version = active_version()
     current = version_model(current_version) if current_version is not None else None
     if current is not None and current == candidate:
+        if also is not None:
+            also()
         return current_version
 
     undo = None
@@ -226,6 +243,8 @@ def _config_store(
                 yaml_text=yaml_text, author=author, comment=comment, base_version=base_version
             )
             _rows_write(candidate=candidate, current=current)
+            if also is not None:
+                also()
             # Last, so that an engine that refuses the config rolls the database back with it.
             if engines_loaded():
                 undo = engines_get().switch_config(candidate, version=version.number)
@@ -425,26 +444,66 @@ def _limit_rows_update(changes: list[tuple[int, tuple, tuple]]) -> None:
 def _queue_rows_create(
     *, row: Partition, created: list[tuple[str, QueueModel, int]], ids: dict[str, int]
 ) -> None:
-    """New queues, shallowest first, so that every parent has its id before its children."""
+    """New queues, shallowest first, so that every parent has its id before its children.
+
+    One ``executemany`` of a plain INSERT per level and table rather than ``bulk_create``: for a
+    whole 10,000-queue partition, a model instance per row and the SQL compiler's preparation of
+    each of its values took two thirds of an import. Only JSON values need their field's
+    preparation; the others already are the int, str, bool or None that ``bulk_create`` sends.
+    A level's ids are read back by path (a unique index), for the next level and the entries.
+    """
+    connection = transaction.get_connection()
+    quote = connection.ops.quote_name
+
+    def rows_insert(model: type[Queue] | type[LimitEntry], rows: list[dict[str, Any]]) -> None:
+        if not rows:
+            return
+        fields = [model._meta.get_field(name) for name in rows[0]]
+        adapted = [
+            (at, field) for at, field in enumerate(fields)
+            if field.get_internal_type() == "JSONField"
+        ]
+        params = []
+        for values in rows:
+            row_params = list(values.values())
+            for at, field in adapted:
+                row_params[at] = field.get_db_prep_save(row_params[at], connection)
+            params.append(row_params)
+        sql = (
+            f"INSERT INTO {quote(model._meta.db_table)} "
+            f"({', '.join(quote(field.column) for field in fields)}) "
+            f"VALUES ({', '.join(['%s'] * len(fields))})"
+        )
+        with connection.cursor() as cursor:
+            cursor.executemany(sql, params)
+
     by_depth: dict[int, list[tuple[str, QueueModel, int]]] = {}
     for item in created:
         by_depth.setdefault(item[0].count("."), []).append(item)
-    for depth in sorted(by_depth):
-        level = by_depth[depth]
-        queues = Queue.objects.bulk_create(
-            Queue(
-                partition=row, parent_id=ids[path.rpartition(".")[0]], path=path, order=index,
-                **queue_values(queue),
-            )
-            for path, queue, index in level
-        )
-        for queue_row in queues:
-            ids[queue_row.path] = queue_row.pk
-        LimitEntry.objects.bulk_create(
-            LimitEntry(queue_id=queue_row.pk, order=index, **limit_values(limit))
-            for queue_row, (_, queue, _) in zip(queues, level, strict=True)
-            for index, limit in enumerate(queue.limits)
-        )
+    with paused_gc():
+        for depth in sorted(by_depth):
+            level = by_depth[depth]
+            rows_insert(Queue, [
+                {
+                    "partition_id": row.pk,
+                    "parent_id": ids[parent] if (parent := path.rpartition(".")[0]) else None,
+                    "path": path,
+                    "order": index,
+                    **queue_values(queue),
+                }
+                for path, queue, index in level
+            ])
+            paths = [path for path, _, _ in level]
+            for start in range(0, len(paths), _BATCH):
+                ids.update(
+                    Queue.objects.filter(partition=row, path__in=paths[start:start + _BATCH])
+                    .values_list("path", "id")
+                )
+            rows_insert(LimitEntry, [
+                {"queue_id": ids[path], "order": index, **limit_values(limit)}
+                for path, queue, _ in level
+                for index, limit in enumerate(queue.limits)
+            ])
 
 
 def _partition_rows_create(*, partition: PartitionModel, order: int) -> None:
@@ -454,23 +513,8 @@ def _partition_rows_create(*, partition: PartitionModel, order: int) -> None:
         settings=partition_settings(partition),
         limits=[limit_values(limit) for limit in partition.limits],
     )
-    # One level of the tree at a time, so every parent has its id before its children are made.
-    level: list[tuple[Queue | None, Any, int]] = [(None, partition.root, 0)]
-    while level:
-        queues = Queue.objects.bulk_create(
-            Queue(partition=row, parent=parent, path=queue.path, order=index, **queue_values(queue))
-            for parent, queue, index in level
-        )
-        LimitEntry.objects.bulk_create(
-            LimitEntry(queue=queue_row, order=index, **limit_values(limit))
-            for queue_row, (_, queue, _) in zip(queues, level, strict=True)
-            for index, limit in enumerate(queue.limits)
-        )
-        level = [
-            (queue_row, child, index)
-            for queue_row, (_, queue, _) in zip(queues, level, strict=True)
-            for index, child in enumerate(queue.children)
-        ]
+    created = [(path, queue, index) for path, (queue, index) in _placed(partition.root).items()]
+    _queue_rows_create(row=row, created=created, ids={})
 
 
 # -- one edit, one version ---------------------------------------------------------------------
@@ -551,4 +595,105 @@ def limit_move(
             partition=partition, queue_path=queue_path, index=index, to_index=to_index
         )],
         author=author, comment=comment, base_version=base_version,
+    )
+
+
+# -- drafts: several edits staged, applied as one version ----------------------------------------
+
+ERR_DRAFT_EMPTY = "there is nothing staged to apply"
+ERR_UNSTAGE_BREAKS = (
+    "removing change {position} would leave the later changes unusable ({reason}); remove "
+    "those first"
+)
+ERR_NO_CHANGE = "no staged change at position {position}"
+
+# (active checksum, records) -> (candidate, yaml): a page of a draft's queue would otherwise
+# replay and validate the whole draft again on every request.
+_CANDIDATES: dict[tuple[str, str], tuple[Config, str]] = {}
+_CANDIDATES_KEPT = 8
+
+
+def draft_candidate(*, records: Sequence[edits.Record]) -> tuple[Config, str]:
+    """``config_candidate`` for a draft's records, remembered per active version and records."""
+    current = active_version()
+    key = (current.checksum if current else "", json.dumps(list(records), sort_keys=True))
+    found = _CANDIDATES.get(key)
+    if found is None:
+        found = config_candidate(edits=[edits.edit_from_record(record) for record in records])
+        while len(_CANDIDATES) >= _CANDIDATES_KEPT:
+            del _CANDIDATES[next(iter(_CANDIDATES))]
+        _CANDIDATES[key] = found
+    return found
+
+
+def draft_stage(*, author: AbstractBaseUser, record: edits.Record) -> Draft:
+    """Add one edit to the author's draft, after checking the draft with it is still valid.
+
+    ``ConfigRejected`` (with every error of the whole candidate), ``edits.NotFound`` or
+    ``edits.EditRefused``: the draft is left as it was.
+    """
+    with transaction.atomic():
+        draft = Draft.objects.select_for_update().filter(author=author).first()
+        records = [*(draft.edits if draft else []), record]
+        draft_candidate(records=records)
+        if draft is None:
+            return Draft.objects.create(
+                author=author, base_version=active_version_number(), edits=records
+            )
+        draft.edits = records
+        draft.save(update_fields=["edits", "updated"])
+        return draft
+
+
+def draft_unstage(*, author: AbstractBaseUser, position: int) -> Draft | None:
+    """Remove staged change ``position`` (1-based); the draft goes when it is empty.
+    ``ConfigRejected`` when the changes after it need it (nothing is removed then)."""
+    with transaction.atomic():
+        draft = Draft.objects.select_for_update().filter(author=author).first()
+        if draft is None or not 1 <= position <= len(draft.edits):
+            raise edits.NotFound(ERR_NO_CHANGE.format(position=position))
+        records = [r for index, r in enumerate(draft.edits, start=1) if index != position]
+        if not records:
+            draft.delete()
+            return None
+        try:
+            draft_candidate(records=records)
+        except (edits.NotFound, edits.EditRefused) as error:
+            raise edits.EditRefused(
+                ERR_UNSTAGE_BREAKS.format(position=position, reason=error)
+            ) from None
+        draft.edits = records
+        draft.save(update_fields=["edits", "updated"])
+        return draft
+
+
+def draft_discard(*, author: AbstractBaseUser) -> None:
+    Draft.objects.filter(author=author).delete()
+
+
+def draft_rebase(*, author: AbstractBaseUser) -> Draft:
+    """Start the draft again from the active version (after a conflict): its edits are replayed
+    on it and must still be valid (``ConfigRejected`` otherwise, and the draft is unchanged)."""
+    with transaction.atomic():
+        draft = Draft.objects.select_for_update().get(author=author)
+        draft_candidate(records=draft.edits)
+        draft.base_version = active_version_number()
+        draft.save(update_fields=["base_version", "updated"])
+        return draft
+
+
+def draft_apply(*, author: AbstractBaseUser, comment: str = "") -> ConfigVersion:
+    """Apply the author's draft as one new version and drop the draft.
+
+    ``ConfigConflict`` when another version was applied since the draft's base (the draft is
+    kept, to be rebased); ``ConfigRejected`` when it is no longer valid (kept too).
+    """
+    draft = Draft.objects.filter(author=author).first()
+    if draft is None or not draft.edits:
+        raise edits.NotFound(ERR_DRAFT_EMPTY)
+    candidate, yaml_text = draft_candidate(records=draft.edits)
+    return _config_store(
+        candidate=candidate, yaml_text=yaml_text, author=author, comment=comment,
+        base_version=draft.base_version,
+        also=lambda: Draft.objects.filter(pk=draft.pk).delete(),
     )

@@ -1,24 +1,53 @@
-"""Read-only configuration pages: the queue tree, one queue, the version history, YAML and diffs.
+"""Configuration pages: the queue tree, a queue and its edit forms, the draft, YAML, history.
 
-Every page is behind ``viewer_required`` and answers GET (and HEAD) only; editing comes later and
-will add its forms for ``can_edit`` users. Each view calls one selector. A partition, queue or
-version that does not exist gets a 404 page saying which; a malformed ``against`` gets a 400.
+Everyone logged in reads (``viewer_required``); every write is a POST that needs a quota admin
+(the decorators refuse a viewer's, even forged). Edits on a queue page are staged into the
+admin's draft; the draft page shows the diff and impact and applies it as one version. A YAML
+upload and a rollback are previewed the same way before they are applied. Each view calls one
+service or selector; a partition, queue or version that does not exist gets a 404 page saying
+which, and every refused change shows its errors where they belong with nothing saved.
 """
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
-from django.views.decorators.http import require_safe
+from collections.abc import Callable
+from typing import Any
 
-from quotaweb.accounts.decorators import viewer_required
-from quotaweb.config import selectors
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods, require_safe
+
+from quotaweb.accounts.decorators import admin_required, viewer_required
+from quotaweb.accounts.roles import is_quota_admin
+from quotaweb.config import edits, forms, selectors, services
 from quotaweb.config.models import ConfigVersion
+from trackers.config.model import Config
 
 ERR_AGAINST = (
     "The version to compare with must be a version number, like ?against=3; got {value!r}."
 )
 FIRST_VERSION = "Version {number} is the first version: there is no earlier version to compare."
+ERR_ACTION = "There is no action {action!r} here; nothing was changed."
+ERR_LIMIT_INDEX = "There is no limit entry {index!r} on this queue; nothing was changed."
+STAGED = "Staged in your draft: {label}. Nothing is applied until you apply the draft."
+NOTHING_CHANGED = "Nothing changed: the values are the ones already there."
+APPLIED = "Applied as version {number}."
+ROLLED_BACK = "Rolled back: version {new} has the content of version {number}."
+DISCARDED = "Your draft was discarded; nothing was applied."
+REBASED = "Your draft now starts from the active version; review it again before applying."
+UNSTAGED = "The change was removed from your draft."
+DRAFT_INVALID = (
+    "Your draft no longer applies to the active configuration ({error}); review it on the "
+    "draft page."
+)
+# What replaying a draft can raise once the active version moved under it.
+DRAFT_BROKEN = (services.ConfigRejected, edits.NotFound, edits.EditRefused)
+
+
+def can_edit(request: HttpRequest) -> bool:
+    return is_quota_admin(request.user)
 
 
 def _problem(request: HttpRequest, *, status: int, title: str, message: str) -> HttpResponse:
@@ -38,14 +67,367 @@ def tree(request: HttpRequest) -> HttpResponse:
     return render(request, "config/tree.html", context)
 
 
+# -- a queue: read by everyone, edited into the admin's draft -----------------------------------
+
+
 @viewer_required
-@require_safe
+@require_http_methods(["GET", "HEAD", "POST"])
 def queue(request: HttpRequest, partition: str, queue_path: str) -> HttpResponse:
+    """GET: the queue as the reader sees it (an admin with a draft sees the draft's values).
+    POST (admins): one edit, staged into the admin's draft; ``action`` says which."""
     try:
-        context = selectors.queue_detail(partition=partition, queue_path=queue_path)
+        config = _config_for(request)
+        context = selectors.queue_detail(
+            config=config, partition=partition, queue_path=queue_path
+        )
     except selectors.ConfigNotFound as error:
         return _not_found(request, str(error))
-    return render(request, "config/queue.html", context)
+    except DRAFT_BROKEN as error:
+        return _draft_broken(request, error)
+    if request.method != "POST":
+        return _queue_page(request, context)
+    handler = _QUEUE_ACTIONS.get(request.POST.get("action", ""))
+    if handler is None:
+        return _problem(
+            request, status=400, title="Unknown action",
+            message=ERR_ACTION.format(action=request.POST.get("action", "")),
+        )
+    return handler(request, context)
+
+
+def _config_for(request: HttpRequest) -> Config:
+    """The model a page shows: the admin's draft when they have one, else the active version."""
+    records = selectors.draft_records(author=request.user) if can_edit(request) else []
+    if records:
+        return services.draft_candidate(records=records)[0]
+    current = selectors.active_version()
+    return services.version_model(current) if current else Config()
+
+
+def _queue_page(
+    request: HttpRequest, context: dict[str, Any], *, status: int = 200,
+    bound: dict[str, forms.Form] | None = None, problems: list[dict] | None = None,
+) -> HttpResponse:
+    queue_model = context["queue"]
+    if can_edit(request):
+        bound = bound or {}
+        context["queue_form"] = bound.get("queue") or forms.QueueForm(
+            initial=forms.QueueForm.initial_for(queue_model), is_root=context["is_root"],
+            prefix="queue",
+        )
+        context["child_form"] = bound.get("child") or forms.QueueForm(prefix="child")
+        context["new_limit_form"] = bound.get("new_limit") or forms.NewLimitForm(
+            prefix="new-limit", limits=queue_model.limits
+        )
+        for item in context["limits"]:
+            item["form"] = bound.get(f"limit-{item['index']}") or forms.LimitForm(
+                initial=forms.LimitForm.initial_for(item["entry"]),
+                prefix=f"limit-{item['index']}",
+            )
+        context["open_form"] = next(iter(bound), None)
+    context["problems"] = problems or []
+    return render(request, "config/queue.html", context, status=status)
+
+
+def _stage(
+    request: HttpRequest, context: dict[str, Any], *, record: dict, done: str,
+    form_key: str, form: forms.Form, queue_path: str | None = None,
+    limit_index: int | None = None,
+) -> HttpResponse:
+    """Stage one edit record; on success go to ``done``, else show the page again with every
+    error of the candidate on its field (or listed) and nothing staged."""
+    try:
+        services.draft_stage(author=request.user, record=record)
+    except services.ConfigRejected as rejected:
+        is_queue_form = isinstance(form, forms.QueueForm)
+        problems = forms.place_errors(
+            rejected.errors, queue_path=queue_path or context["queue"].path,
+            queue_form=form if is_queue_form else None,
+            limit_form=None if is_queue_form else form, limit_index=limit_index,
+        )
+        return _queue_page(
+            request, context, status=400, bound={form_key: form}, problems=problems
+        )
+    except (edits.NotFound, edits.EditRefused) as error:
+        form.add_error(None, str(error))
+        return _queue_page(request, context, status=400, bound={form_key: form})
+    messages.success(request, STAGED.format(label=edits.record_label(record)))
+    return redirect(done)
+
+
+def _queue_url(partition: str, path: str) -> str:
+    return reverse("config:queue", args=[partition, path])
+
+
+def _queue_save(request: HttpRequest, context: dict[str, Any]) -> HttpResponse:
+    queue_model, partition = context["queue"], context["partition"]
+    form = forms.QueueForm(
+        request.POST, initial=forms.QueueForm.initial_for(queue_model),
+        is_root=context["is_root"], prefix="queue",
+    )
+    if not form.is_valid():
+        return _queue_page(request, context, status=400, bound={"queue": form})
+    values = form.values(only_changed=True)
+    if not values:
+        messages.info(request, NOTHING_CHANGED)
+        return redirect(_queue_url(partition, queue_model.path))
+    parent, _, _ = queue_model.path.rpartition(".")
+    new_path = f"{parent}.{values['name'].lower()}" if "name" in values else queue_model.path
+    record = edits.edit_record(
+        "queue_update", partition=partition, queue_path=queue_model.path, values=values
+    )
+    return _stage(
+        request, context, record=record, done=_queue_url(partition, new_path), form_key="queue",
+        form=form, queue_path=new_path,
+    )
+
+
+def _child_add(request: HttpRequest, context: dict[str, Any]) -> HttpResponse:
+    queue_model, partition = context["queue"], context["partition"]
+    form = forms.QueueForm(request.POST, prefix="child")
+    if not form.is_valid():
+        return _queue_page(request, context, status=400, bound={"child": form})
+    values = {key: value for key, value in form.values().items() if value not in (None, {}, "")}
+    new_path = f"{queue_model.path}.{values['name'].lower()}"
+    record = edits.edit_record(
+        "queue_create", partition=partition, parent_path=queue_model.path, values=values
+    )
+    return _stage(
+        request, context, record=record, done=_queue_url(partition, new_path), form_key="child",
+        form=form, queue_path=new_path,
+    )
+
+
+def _queue_delete(request: HttpRequest, context: dict[str, Any]) -> HttpResponse:
+    queue_model, partition = context["queue"], context["partition"]
+    try:
+        record = edits.edit_record("queue_delete", partition=partition, queue_path=queue_model.path)
+        services.draft_stage(author=request.user, record=record)
+    except (services.ConfigRejected, edits.NotFound, edits.EditRefused) as error:
+        problems = _problems_of(error)
+        return _queue_page(request, context, status=400, problems=problems)
+    messages.success(request, STAGED.format(label=edits.record_label(record)))
+    return redirect(_queue_url(partition, queue_model.path.rpartition(".")[0]))
+
+
+def _limit_add(request: HttpRequest, context: dict[str, Any]) -> HttpResponse:
+    queue_model, partition = context["queue"], context["partition"]
+    form = forms.NewLimitForm(request.POST, prefix="new-limit", limits=queue_model.limits)
+    if not form.is_valid():
+        return _queue_page(request, context, status=400, bound={"new_limit": form})
+    position = form.cleaned_data["position"]
+    record = edits.edit_record(
+        "limit_create", partition=partition, queue_path=queue_model.path, values=form.values(),
+        position=position,
+    )
+    return _stage(
+        request, context, record=record, done=_queue_url(partition, queue_model.path),
+        form_key="new_limit", form=form, limit_index=position,
+    )
+
+
+def _limit_index(request: HttpRequest, context: dict[str, Any]) -> int | None:
+    raw = request.POST.get("index", "")
+    if not raw.isdigit() or int(raw) >= len(context["limits"]):
+        return None
+    return int(raw)
+
+
+def _limit_save(request: HttpRequest, context: dict[str, Any]) -> HttpResponse:
+    queue_model, partition = context["queue"], context["partition"]
+    index = _limit_index(request, context)
+    if index is None:
+        return _bad_index(request, context)
+    entry = context["limits"][index]["entry"]
+    form = forms.LimitForm(
+        request.POST, initial=forms.LimitForm.initial_for(entry), prefix=f"limit-{index}"
+    )
+    if not form.is_valid():
+        return _queue_page(request, context, status=400, bound={f"limit-{index}": form})
+    values = {key: value for key, value in form.values().items() if key in form.changed_data}
+    if not values:
+        messages.info(request, NOTHING_CHANGED)
+        return redirect(_queue_url(partition, queue_model.path))
+    record = edits.edit_record(
+        "limit_update", partition=partition, queue_path=queue_model.path, index=index,
+        values=values,
+    )
+    return _stage(
+        request, context, record=record, done=_queue_url(partition, queue_model.path),
+        form_key=f"limit-{index}", form=form, limit_index=index,
+    )
+
+
+def _limit_change(kind: str, step: int = 0) -> Callable[[HttpRequest, dict], HttpResponse]:
+    """Remove an entry, or move it ``step`` places (up is -1)."""
+
+    def handler(request: HttpRequest, context: dict[str, Any]) -> HttpResponse:
+        queue_model, partition = context["queue"], context["partition"]
+        index = _limit_index(request, context)
+        if index is None:
+            return _bad_index(request, context)
+        args: dict[str, Any] = {"partition": partition, "queue_path": queue_model.path,
+                                "index": index}
+        if kind == "limit_move":
+            args["to_index"] = index + step
+            if not 0 <= args["to_index"] < len(context["limits"]):
+                messages.info(request, NOTHING_CHANGED)
+                return redirect(_queue_url(partition, queue_model.path))
+        try:
+            record = edits.edit_record(kind, **args)
+            services.draft_stage(author=request.user, record=record)
+        except (services.ConfigRejected, edits.NotFound, edits.EditRefused) as error:
+            return _queue_page(request, context, status=400, problems=_problems_of(error))
+        messages.success(request, STAGED.format(label=edits.record_label(record)))
+        return redirect(_queue_url(partition, queue_model.path))
+
+    return handler
+
+
+def _bad_index(request: HttpRequest, context: dict[str, Any]) -> HttpResponse:
+    problem = ERR_LIMIT_INDEX.format(index=request.POST.get("index", ""))
+    return _queue_page(request, context, status=400, problems=[{"text": problem}])
+
+
+def _problems_of(error: Exception) -> list[dict[str, str]]:
+    if isinstance(error, services.ConfigRejected):
+        return [{**e, "text": selectors.error_text(e)} for e in error.errors]
+    return [{"text": str(error)}]
+
+
+_QUEUE_ACTIONS: dict[str, Callable[[HttpRequest, dict[str, Any]], HttpResponse]] = {
+    "queue-save": _queue_save,
+    "child-add": _child_add,
+    "queue-delete": _queue_delete,
+    "limit-add": _limit_add,
+    "limit-save": _limit_save,
+    "limit-delete": _limit_change("limit_delete"),
+    "limit-up": _limit_change("limit_move", -1),
+    "limit-down": _limit_change("limit_move", 1),
+}
+
+
+# -- the draft: review, apply, rebase, discard --------------------------------------------------
+
+
+@admin_required
+@require_http_methods(["GET", "HEAD", "POST"])
+def draft(request: HttpRequest) -> HttpResponse:
+    action = request.POST.get("action", "") if request.method == "POST" else ""
+    form = forms.ApplyForm(request.POST if action == "apply" else None)
+    context: dict[str, Any] = {"form": form}
+    try:
+        if action == "apply" and form.is_valid():
+            version = services.draft_apply(
+                author=request.user, comment=form.cleaned_data["comment"]
+            )
+            messages.success(request, APPLIED.format(number=version.number))
+            return redirect("config:version", version.number)
+        if action == "discard":
+            services.draft_discard(author=request.user)
+            messages.info(request, DISCARDED)
+            return redirect("config:tree")
+        if action == "rebase":
+            services.draft_rebase(author=request.user)
+            messages.success(request, REBASED)
+            return redirect("config:draft")
+        if action == "unstage":
+            raw = request.POST.get("position", "")
+            services.draft_unstage(author=request.user, position=int(raw) if raw.isdigit() else 0)
+            messages.info(request, UNSTAGED)
+            return redirect("config:draft")
+        if action not in ("", "apply"):
+            context["problems"] = [{"text": ERR_ACTION.format(action=action)}]
+    except services.ConfigConflict as conflict:
+        context["conflict"] = _conflict_context(conflict)
+    except DRAFT_BROKEN as error:
+        context["problems"] = _problems_of(error)
+    context.update(_draft_context(request))
+    status = 409 if "conflict" in context else 400 if context.get("problems") else 200
+    return render(request, "config/draft.html", context, status=status)
+
+
+def _draft_context(request: HttpRequest) -> dict[str, Any]:
+    found = selectors.draft_get(author=request.user)
+    if found is None:
+        return {"draft": None}
+    out: dict[str, Any] = {
+        "draft": found, "staged": selectors.draft_view(records=found.edits),
+        "active": selectors.active_version_number(),
+    }
+    try:
+        candidate, yaml_text = services.draft_candidate(records=found.edits)
+    except DRAFT_BROKEN as error:
+        out["broken"] = _problems_of(error)
+        return out
+    current = selectors.active_version()
+    old = selectors.canonical_text(services.version_model(current)) if current else ""
+    out["preview"] = selectors.config_preview(
+        candidate=candidate, yaml_text=yaml_text, old_text=old
+    )
+    if found.base_version != out["active"]:
+        out["moved"] = selectors.config_moved(base=found.base_version)
+    return out
+
+
+def _conflict_context(conflict: services.ConfigConflict) -> dict[str, Any]:
+    return {
+        "message": str(conflict),
+        "base": conflict.base_version,
+        "active": conflict.active_version,
+        "changes": selectors.conflict_view(conflict.changes),
+        "applied_by": selectors.version_author(number=conflict.active_version),
+    }
+
+
+def _draft_broken(request: HttpRequest, error: Exception) -> HttpResponse:
+    messages.error(request, DRAFT_INVALID.format(error=error))
+    return redirect("config:draft")
+
+
+# -- YAML: view, upload or paste, validate, preview, apply --------------------------------------
+
+
+@viewer_required
+@require_http_methods(["GET", "HEAD", "POST"])
+def yaml_page(request: HttpRequest) -> HttpResponse:
+    current = selectors.active_version()
+    context: dict[str, Any] = {"current": current}
+    if not can_edit(request):
+        return render(request, "config/yaml.html", context)
+    if request.method != "POST":
+        context["form"] = forms.YamlForm(
+            initial={"base_version": current.number if current else None}
+        )
+        return render(request, "config/yaml.html", context)
+    form = forms.YamlForm(request.POST, request.FILES)
+    context["form"] = form
+    if not form.is_valid():
+        return render(request, "config/yaml.html", context, status=400)
+    yaml_text = form.cleaned_data["yaml_text"]
+    base = form.cleaned_data["base_version"]
+    try:
+        if request.POST.get("action") == "apply":
+            version = services.config_apply(
+                yaml_text=yaml_text, author=request.user,
+                comment=form.cleaned_data["comment"], base_version=base,
+            )
+            messages.success(request, APPLIED.format(number=version.number))
+            return redirect("config:version", version.number)
+        candidate = services.config_validate(yaml_text=yaml_text)
+    except services.ConfigRejected as rejected:
+        context["errors"] = selectors.yaml_errors(text=yaml_text, errors=rejected.errors)
+        return render(request, "config/yaml.html", context, status=400)
+    except services.ConfigConflict as conflict:
+        context["conflict"] = _conflict_context(conflict)
+        return render(request, "config/yaml.html", context, status=409)
+    # A validated preview: the same form again, text kept, to apply after reading the preview.
+    context["preview"] = selectors.config_preview(candidate=candidate, yaml_text=yaml_text)
+    context["form"] = forms.YamlForm(initial={
+        "text": yaml_text, "base_version": context["preview"]["active"],
+        "comment": form.cleaned_data["comment"],
+    })
+    return render(request, "config/yaml.html", context)
 
 
 @viewer_required
@@ -92,3 +474,46 @@ def version_diff(request: HttpRequest, number: int) -> HttpResponse:
     except selectors.ConfigNotFound as error:
         return _not_found(request, str(error))
     return render(request, "config/diff.html", context)
+
+
+@admin_required
+@require_http_methods(["GET", "HEAD", "POST"])
+def rollback(request: HttpRequest, number: int) -> HttpResponse:
+    """GET: what rolling back to version ``number`` would change; POST: do it, as a new version."""
+    try:
+        old = selectors.version_get(number=number)
+    except ConfigVersion.DoesNotExist:
+        return _not_found(request, selectors.ERR_NO_VERSION.format(number=number))
+    form = forms.ApplyForm(request.POST or None, initial={
+        "base_version": selectors.active_version_number(),
+        "comment": services.ROLLBACK_COMMENT.format(number=number),
+    })
+    context: dict[str, Any] = {"target": old, "form": form}
+    status = 200
+    if request.method == "POST" and form.is_valid():
+        try:
+            version = services.config_rollback(
+                version=number, author=request.user, comment=form.cleaned_data["comment"],
+                base_version=form.cleaned_data["base_version"],
+            )
+        except services.ConfigConflict as conflict:
+            context["conflict"] = _conflict_context(conflict)
+            status = 409
+        except services.ConfigRejected as rejected:
+            context["problems"] = _problems_of(rejected)
+            status = 400
+        else:
+            if version.number == selectors.active_version_number() and version.number != number:
+                messages.success(request, ROLLED_BACK.format(number=number, new=version.number))
+            return redirect("config:version", version.number)
+    try:
+        candidate = services.config_validate(yaml_text=old.yaml)
+    except services.ConfigRejected as rejected:
+        context["problems"] = _problems_of(rejected)
+        return render(request, "config/rollback.html", context, status=400)
+    context["preview"] = selectors.config_preview(candidate=candidate, yaml_text=old.yaml)
+    if status == 409:
+        context["form"] = forms.ApplyForm(initial={
+            "base_version": context["preview"]["active"], "comment": form.cleaned_data["comment"]
+        })
+    return render(request, "config/rollback.html", context, status=status)

@@ -113,10 +113,7 @@ DETAIL_CHILD_APPS_UNSET = (
     "value from 1 to {parent_apps}"
 )
 DETAIL_GUARANTEED_ABOVE_MAX = "guaranteed ({guaranteed}) is above this queue's max ({max})"
-DETAIL_MAX_ABOVE_PARENT = (
-    "max ({max}) is above what the queues above allow ({parent}, the tightest max on the way "
-    "from root)"
-)
+DETAIL_MAX_ABOVE_PARENT = "max ({max}) is above the tightest max of the queues above ({parent})"
 DETAIL_CHILDREN_ABOVE_GUARANTEED = (
     "the guaranteed of the child queues add up to {children}, more than this queue's "
     "guaranteed ({guaranteed})"

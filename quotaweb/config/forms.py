@@ -1,0 +1,352 @@
+"""Forms of the configuration pages.
+
+Forms only read what was typed into the values an edit takes (``quotaweb.config.edits``); whether
+those values make a valid configuration is for ``trackers`` to judge on the whole candidate, so
+the browser and the API give the same verdicts. ``place_errors`` then puts each of the
+validator's errors on the form field it is about.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from django import forms
+
+from quotaweb.config.selectors import error_text, queue_tail
+from trackers.config.loader import MAX_BYTES
+
+ERR_RESOURCE_ITEM = (
+    "write each resource as type: quantity, separated by commas (for example memory: 10G, "
+    "vcore: 4); could not read {item!r}"
+)
+ERR_RESOURCE_TWICE = "resource type {kind!r} is given twice"
+ERR_PROPERTY_LINE = "write one property per line as name: value; could not read line {line}"
+ERR_YAML_NONE = "paste a configuration or choose a file to upload"
+ERR_YAML_BOTH = "paste a configuration or upload a file, not both"
+ERR_YAML_ENCODING = "the file is not UTF-8 text"
+ERR_YAML_SIZE = "the configuration is {size} bytes; the most accepted is {limit} bytes"
+
+RESOURCES_HELP = (
+    "type: quantity, comma separated. Memory in bytes with a unit: 10G (10^9), 250Gi (2^30), "
+    "512M; vcore in cores or millicores: 4, 500m; any other type as a count: nvidia.com/gpu: 2."
+)
+NAMES_HELP = "Names separated by commas or spaces. * alone means everyone else."
+ACL_HELP = (
+    "users then groups, separated by one space: \"alice,bob admins\"; * is everyone; a single "
+    "space is nobody; empty means not set (inherited)."
+)
+KIND_CHOICES = [
+    ("", "decided by its children (a parent when it has child queues)"),
+    ("parent", "always a parent (applications cannot run here)"),
+    ("leaf", "always a leaf"),
+]
+
+_SEPARATORS = re.compile(r"[,\n]")
+_NAME_SEPARATORS = re.compile(r"[,\s]+")
+
+
+def resources_text(values: Mapping[str, str] | None) -> str:
+    return ", ".join(f"{kind}: {quantity}" for kind, quantity in (values or {}).items())
+
+
+class ResourcesField(forms.CharField):
+    """``memory: 10G, vcore: 4`` as ``{"memory": "10G", "vcore": "4"}`` (quantities as written;
+    the validator judges them)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("help_text", RESOURCES_HELP)
+        super().__init__(**kwargs)
+
+    def prepare_value(self, value: Any) -> Any:
+        return resources_text(value) if isinstance(value, Mapping) else value
+
+    def to_python(self, value: Any) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for item in _SEPARATORS.split(super().to_python(value) or ""):
+            item = item.strip()
+            if not item:
+                continue
+            kind, sep, quantity = item.partition(":") if ":" in item else item.partition("=")
+            kind, quantity = kind.strip(), quantity.strip()
+            if not sep or not kind or not quantity:
+                raise forms.ValidationError(ERR_RESOURCE_ITEM.format(item=item))
+            if kind in out:
+                raise forms.ValidationError(ERR_RESOURCE_TWICE.format(kind=kind))
+            out[kind] = quantity
+        return out
+
+
+class NamesField(forms.CharField):
+    """Users or groups, comma or space separated, in the order written (the validator checks
+    names, duplicates and where the wildcard stands)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("help_text", NAMES_HELP)
+        kwargs.setdefault("widget", forms.TextInput(attrs={"data-tokens": ""}))
+        super().__init__(**kwargs)
+
+    def prepare_value(self, value: Any) -> Any:
+        return ", ".join(value) if isinstance(value, list | tuple) else value
+
+    def to_python(self, value: Any) -> list[str]:
+        return [name for name in _NAME_SEPARATORS.split(super().to_python(value) or "") if name]
+
+
+class PropertiesField(forms.CharField):
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("widget", forms.Textarea(attrs={"rows": 2}))
+        kwargs.setdefault("help_text", "One per line: name: value.")
+        super().__init__(**kwargs)
+
+    def prepare_value(self, value: Any) -> Any:
+        if isinstance(value, Mapping):
+            return "\n".join(f"{key}: {item}" for key, item in value.items())
+        return value
+
+    def to_python(self, value: Any) -> dict[str, str]:
+        out = {}
+        for number, line in enumerate((super().to_python(value) or "").splitlines(), start=1):
+            if not line.strip():
+                continue
+            key, sep, item = line.partition(":")
+            if not sep or not key.strip():
+                raise forms.ValidationError(ERR_PROPERTY_LINE.format(line=number))
+            out[key.strip()] = item.strip()
+        return out
+
+
+class AclField(forms.CharField):
+    """An ACL as typed (a single space means nobody); empty is "not set"."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(required=False, strip=False, help_text=ACL_HELP, **kwargs)
+
+    def to_python(self, value: Any) -> str | None:
+        return value if value else None
+
+
+class QueueForm(forms.Form):
+    name = forms.CharField(max_length=64, help_text="Letters, digits and - _ # @ / : only.")
+    guaranteed = ResourcesField()
+    max = ResourcesField()
+    max_applications = forms.IntegerField(
+        required=False, min_value=0, label="Max applications",
+        help_text="Running applications in this queue over all users; empty or 0: no cap here.",
+    )
+    properties = PropertiesField()
+    submit_acl = AclField(label="Submit ACL")
+    admin_acl = AclField(label="Admin ACL")
+    kind = forms.ChoiceField(choices=KIND_CHOICES, required=False, label="Parent or leaf")
+
+    def __init__(self, *args: Any, is_root: bool = False, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if is_root:
+            # The root is always called root and holds no resources (rule S1); keep the form to
+            # what can change.
+            for name in ("name", "guaranteed", "max", "kind"):
+                del self.fields[name]
+
+    @staticmethod
+    def initial_for(queue: Any) -> dict[str, Any]:
+        return {
+            "name": queue.name,
+            "guaranteed": dict(queue.guaranteed),
+            "max": dict(queue.max),
+            "max_applications": queue.max_applications or None,
+            "properties": dict(queue.properties),
+            "submit_acl": queue.submit_acl or "",
+            "admin_acl": queue.admin_acl or "",
+            "kind": {True: "parent", False: "leaf"}.get(queue.parent, ""),
+        }
+
+    def values(self, *, only_changed: bool = False) -> dict[str, Any]:
+        """The cleaned data in the field names edits take (``is_parent``, ``max`` ...)."""
+        data = self.cleaned_data
+        out: dict[str, Any] = {}
+        for name in self.fields:
+            if only_changed and name not in self.changed_data:
+                continue
+            if name == "kind":
+                out["is_parent"] = {"parent": True, "leaf": False}.get(data["kind"])
+            elif name == "max_applications":
+                out[name] = data[name] or 0
+            else:
+                out[name] = data[name]
+        return out
+
+
+class LimitForm(forms.Form):
+    description = forms.CharField(
+        required=False, max_length=200, help_text="What the entry is for (optional)."
+    )
+    users = NamesField()
+    groups = NamesField()
+    max_resources = ResourcesField(label="Max resources")
+    max_applications = forms.IntegerField(
+        required=False, min_value=0, label="Max applications",
+        help_text="Running applications per user (or per group); empty or 0: no cap.",
+    )
+
+    @staticmethod
+    def initial_for(limit: Any) -> dict[str, Any]:
+        return {
+            "description": limit.description or "",
+            "users": list(limit.users),
+            "groups": list(limit.groups),
+            "max_resources": dict(limit.max_resources),
+            "max_applications": limit.max_applications or None,
+        }
+
+    def values(self) -> dict[str, Any]:
+        data = self.cleaned_data
+        return {
+            "description": data["description"] or None,
+            "users": data["users"],
+            "groups": data["groups"],
+            "max_resources": data["max_resources"],
+            "max_applications": data["max_applications"] or 0,
+        }
+
+
+class NewLimitForm(LimitForm):
+    """A new entry and where it goes: entries are checked in order and a wildcard entry must
+    come after the named ones, so by default a new entry goes before the first wildcard."""
+
+    position = forms.TypedChoiceField(
+        coerce=int, label="Position",
+        help_text="Entries are checked in order; wildcard entries must come last.",
+    )
+
+    def __init__(self, *args: Any, limits: Iterable[Any] = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        limits = list(limits)
+        first_wildcard = next(
+            (i for i, limit in enumerate(limits) if "*" in limit.users or "*" in limit.groups),
+            len(limits),
+        )
+        choices = [
+            (index, f"{index + 1}: before “{limit.description or f'entry {index + 1}'}”")
+            for index, limit in enumerate(limits)
+        ]
+        choices.append((len(limits), f"{len(limits) + 1}: last"))
+        self.fields["position"].choices = choices
+        self.fields["position"].initial = first_wildcard
+
+
+class ApplyForm(forms.Form):
+    comment = forms.CharField(
+        required=False, max_length=1000, widget=forms.Textarea(attrs={"rows": 2}),
+        help_text="Why: shown in the version history next to your name.",
+    )
+    base_version = forms.IntegerField(required=False, widget=forms.HiddenInput)
+
+
+class YamlForm(ApplyForm):
+    text = forms.CharField(
+        required=False, strip=False, label="Paste YAML",
+        widget=forms.Textarea(attrs={"rows": 18, "spellcheck": "false", "class": "code"}),
+    )
+    upload = forms.FileField(required=False, label="or upload a file")
+
+    field_order = ["text", "upload", "comment"]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        text, upload = data.get("text") or "", data.get("upload")
+        if upload is not None and text.strip():
+            raise forms.ValidationError(ERR_YAML_BOTH)
+        if upload is not None:
+            if upload.size > MAX_BYTES:
+                raise forms.ValidationError(ERR_YAML_SIZE.format(size=upload.size, limit=MAX_BYTES))
+            try:
+                text = upload.read().decode("utf-8")
+            except UnicodeDecodeError:
+                raise forms.ValidationError(ERR_YAML_ENCODING) from None
+        if not text.strip():
+            raise forms.ValidationError(ERR_YAML_NONE)
+        data["yaml_text"] = text
+        return data
+
+
+# -- the validator's errors, on the fields they are about ---------------------------------------
+
+QUEUE_FIELD_OF = (
+    ("resources.guaranteed", "guaranteed"),
+    ("resources.max", "max"),
+    ("maxapplications", "max_applications"),
+    ("properties", "properties"),
+    ("adminacl", "admin_acl"),
+    ("submitacl", "submit_acl"),
+    ("parent", "kind"),
+    ("name", "name"),
+)
+LIMIT_FIELD_OF = (
+    ("limit", "description"),
+    ("users", "users"),
+    ("groups", "groups"),
+    ("maxresources", "max_resources"),
+    ("maxapplications", "max_applications"),
+)
+_LIMIT_TAIL = re.compile(r"^limits\[(\d+)\]\.?(.*)$")
+
+
+def _field_for(tail: str, table: tuple[tuple[str, str], ...], form: forms.Form) -> str | None:
+    for prefix, name in table:
+        below = tail.startswith((prefix + ".", prefix + "["))
+        if (tail == prefix or below) and name in form.fields:
+            return name
+    return None
+
+
+def place_errors(
+    errors: Iterable[Mapping[str, str]],
+    *,
+    queue_path: str,
+    queue_form: forms.Form | None = None,
+    limit_form: forms.Form | None = None,
+    limit_index: int | None = None,
+) -> list[dict[str, str]]:
+    """Add each error about ``queue_path`` to the field of the form it belongs to (a queue form
+    for the queue's own keys, a limit form for entry ``limit_index``); an error about the queue
+    that fits no field goes to the form's non-field errors. The rest (errors about other queues
+    or entries) are returned, each with its ``text``, for the page to list with where they are."""
+    return [
+        {**error, "text": error_text(error)}
+        for error in errors
+        if not _place(
+            error, queue_path=queue_path, queue_form=queue_form, limit_form=limit_form,
+            limit_index=limit_index,
+        )
+    ]
+
+
+def _place(
+    error: Mapping[str, str], *, queue_path: str, queue_form: forms.Form | None,
+    limit_form: forms.Form | None, limit_index: int | None,
+) -> bool:
+    path, text = error.get("path"), error_text(error)
+    if path == queue_path:
+        tail = queue_tail(error.get("field", ""))
+        match = _LIMIT_TAIL.match(tail)
+        if match is not None:
+            if limit_form is None or int(match.group(1)) != limit_index:
+                return False
+            limit_form.add_error(_field_for(match.group(2), LIMIT_FIELD_OF, limit_form), text)
+            return True
+        if queue_form is None:
+            return False
+        queue_form.add_error(_field_for(tail, QUEUE_FIELD_OF, queue_form), text)
+        return True
+    # A bad or duplicate queue name is reported at its parent (rules Q2, Q3).
+    if (
+        queue_form is not None and "name" in queue_form.fields and error["code"] in ("Q2", "Q3")
+        and path == queue_path.rpartition(".")[0]
+    ):
+        queue_form.add_error("name", text)
+        return True
+    return False
