@@ -463,11 +463,18 @@ def _queue_rows_create(
             (at, field) for at, field in enumerate(fields)
             if field.get_internal_type() == "JSONField"
         ]
+        # Most JSON values repeat (``[]``, ``["*"]``, ``{}``, the caps of one depth) and equal
+        # reprs of JSON data are equal values, so each distinct value of a column is encoded once.
+        encoded: list[dict[str, Any]] = [{} for _ in adapted]
         params = []
         for values in rows:
             row_params = list(values.values())
-            for at, field in adapted:
-                row_params[at] = field.get_db_prep_save(row_params[at], connection)
+            for (at, field), seen in zip(adapted, encoded, strict=True):
+                value = row_params[at]
+                key = repr(value)
+                if key not in seen:
+                    seen[key] = field.get_db_prep_save(value, connection)
+                row_params[at] = seen[key]
             params.append(row_params)
         sql = (
             f"INSERT INTO {quote(model._meta.db_table)} "
@@ -643,6 +650,13 @@ def draft_stage(*, author: AbstractBaseUser, record: edits.Record) -> Draft:
         draft.edits = records
         draft.save(update_fields=["edits", "updated"])
         return draft
+
+
+def draft_check(*, author: AbstractBaseUser, record: edits.Record) -> None:
+    """What ``draft_stage`` would answer for ``record``, without staging it (checks while the
+    admin types)."""
+    records = Draft.objects.filter(author=author).values_list("edits", flat=True).first() or []
+    draft_candidate(records=[*records, record])
 
 
 def draft_unstage(*, author: AbstractBaseUser, position: int) -> Draft | None:

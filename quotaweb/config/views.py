@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_safe
@@ -104,10 +104,36 @@ def _config_for(request: HttpRequest) -> Config:
     return services.version_model(current) if current else Config()
 
 
+def _checking(request: HttpRequest) -> bool:
+    """A check while the admin types (``check=1``): the verdict as JSON, nothing staged."""
+    return request.POST.get("check") == "1"
+
+
+def _check_answer(
+    bound: dict[str, forms.Form] | None = None, problems: list[dict] | None = None
+) -> JsonResponse:
+    form = next(iter((bound or {}).values()), None)
+    errors = form.errors.get_json_data() if form is not None else {}
+    return JsonResponse({
+        "ok": not errors and not problems,
+        "fields": {
+            name: [item["message"] for item in items]
+            for name, items in errors.items() if name != "__all__"
+        },
+        "form": [item["message"] for item in errors.get("__all__", [])],
+        "problems": [
+            {"path": problem.get("path", ""), "text": problem["text"]}
+            for problem in problems or []
+        ],
+    })
+
+
 def _queue_page(
     request: HttpRequest, context: dict[str, Any], *, status: int = 200,
     bound: dict[str, forms.Form] | None = None, problems: list[dict] | None = None,
 ) -> HttpResponse:
+    if request.method == "POST" and _checking(request):
+        return _check_answer(bound, problems)
     queue_model = context["queue"]
     if can_edit(request):
         bound = bound or {}
@@ -137,6 +163,9 @@ def _stage(
     """Stage one edit record; on success go to ``done``, else show the page again with every
     error of the candidate on its field (or listed) and nothing staged."""
     try:
+        if _checking(request):
+            services.draft_check(author=request.user, record=record)
+            return _check_answer()
         services.draft_stage(author=request.user, record=record)
     except services.ConfigRejected as rejected:
         is_queue_form = isinstance(form, forms.QueueForm)
@@ -155,6 +184,13 @@ def _stage(
     return redirect(done)
 
 
+def _nothing_changed(request: HttpRequest, context: dict[str, Any]) -> HttpResponse:
+    if _checking(request):
+        return _check_answer()
+    messages.info(request, NOTHING_CHANGED)
+    return redirect(_queue_url(context["partition"], context["queue"].path))
+
+
 def _queue_url(partition: str, path: str) -> str:
     return reverse("config:queue", args=[partition, path])
 
@@ -169,8 +205,7 @@ def _queue_save(request: HttpRequest, context: dict[str, Any]) -> HttpResponse:
         return _queue_page(request, context, status=400, bound={"queue": form})
     values = form.values(only_changed=True)
     if not values:
-        messages.info(request, NOTHING_CHANGED)
-        return redirect(_queue_url(partition, queue_model.path))
+        return _nothing_changed(request, context)
     parent, _, _ = queue_model.path.rpartition(".")
     new_path = f"{parent}.{values['name'].lower()}" if "name" in values else queue_model.path
     record = edits.edit_record(
@@ -246,8 +281,7 @@ def _limit_save(request: HttpRequest, context: dict[str, Any]) -> HttpResponse:
         return _queue_page(request, context, status=400, bound={f"limit-{index}": form})
     values = {key: value for key, value in form.values().items() if key in form.changed_data}
     if not values:
-        messages.info(request, NOTHING_CHANGED)
-        return redirect(_queue_url(partition, queue_model.path))
+        return _nothing_changed(request, context)
     record = edits.edit_record(
         "limit_update", partition=partition, queue_path=queue_model.path, index=index,
         values=values,

@@ -1,6 +1,7 @@
-// Edit forms of a queue page: users and groups as token inputs, and a confirmation before a
-// destructive staging. Without this script the forms still work: the inputs take names
-// separated by commas and the server reads them the same way.
+// Edit forms of a queue page: users and groups as token inputs, the whole hierarchy checked by
+// the server while the admin types, and a confirmation before a destructive staging. Without
+// this script the forms still work: the inputs take names separated by commas, and the same
+// check runs when the form is sent.
 
 const SEPARATORS = /[\s,]+/;
 
@@ -20,7 +21,11 @@ function tokenInput(input) {
   box.append(list, entry);
 
   const names = () => input.value.split(SEPARATORS).filter(Boolean);
-  const store = (values) => { input.value = values.join(", "); render(); };
+  const store = (values) => {
+    input.value = values.join(", ");
+    render();
+    input.dispatchEvent(new Event("change", { bubbles: true }));
+  };
 
   function render() {
     list.replaceChildren(...names().map((name, index) => {
@@ -76,3 +81,74 @@ document.querySelectorAll("form[data-confirm]").forEach((form) => {
 // An editor that came back with errors is open: bring its first error into view.
 document.querySelector("details.editor[open] .field-error, [data-problems]")
   ?.scrollIntoView({ block: "center" });
+
+// -- checks while typing ------------------------------------------------------------------------
+
+const CHECK_DELAY_MS = 600;
+
+function paragraph(className, text) {
+  const p = document.createElement("p");
+  p.className = className;
+  p.dataset.live = "";
+  p.textContent = text;
+  return p;
+}
+
+function showVerdict(form, verdict) {
+  form.querySelectorAll(".field-error, .form-error, [data-live]").forEach((node) => node.remove());
+  form.querySelectorAll(".has-error").forEach((node) => node.classList.remove("has-error"));
+  for (const [name, messages] of Object.entries(verdict.fields)) {
+    const field = form.querySelector(`.field[data-field="${name}"]`);
+    if (!field) continue;
+    field.classList.add("has-error");
+    const help = field.querySelector(".hint");
+    for (const message of messages) {
+      const error = paragraph("field-error", message);
+      error.dataset.errorFor = name;
+      field.insertBefore(error, help);
+    }
+  }
+  const general = [...verdict.form, ...verdict.problems.map(
+    (problem) => (problem.path ? `${problem.path}: ${problem.text}` : problem.text),
+  )];
+  const status = paragraph(verdict.ok ? "hint check-ok" : "form-error", verdict.ok
+    ? "Checked against the whole hierarchy: no problems."
+    : general.join(" · ") || "Fix the fields marked above.");
+  status.setAttribute("role", "status");
+  status.dataset.check = verdict.ok ? "ok" : "problems";
+  form.querySelector("button[name=action]").before(status);
+}
+
+function liveCheck(form) {
+  const button = form.querySelector("button[name=action]");
+  let timer = null;
+  let sent = 0;
+  const check = async () => {
+    const body = new FormData(form);
+    body.set("action", button.value);
+    body.set("check", "1");
+    const mine = ++sent;
+    try {
+      const response = await fetch(window.location.pathname, {
+        method: "POST", body, headers: { Accept: "application/json" },
+      });
+      // Only the answer to the latest edit counts; an older one arriving late is dropped.
+      if (mine === sent && response.ok) showVerdict(form, await response.json());
+    } catch {
+      // Offline or the server restarting: the check on submit still runs.
+    }
+  };
+  const schedule = () => {
+    clearTimeout(timer);
+    timer = setTimeout(check, CHECK_DELAY_MS);
+  };
+  form.addEventListener("input", schedule);
+  form.addEventListener("change", schedule);
+  form.addEventListener("submit", () => clearTimeout(timer));
+}
+
+document.querySelectorAll(
+  "form[data-form=queue], form[data-form=child], form[data-form=new-limit], form[data-form^=limit-]",
+).forEach((form) => {
+  if (form.querySelector(".field")) liveCheck(form);
+});

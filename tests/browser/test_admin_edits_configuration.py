@@ -159,3 +159,22 @@ def test_a_viewers_forged_edit_of_a_queue_gets_403(page, live_server, log_in, vi
     )
     assert response.status == 403
     assert _counts() == (1, 0)
+
+
+def test_the_hierarchy_is_checked_while_the_admin_types(eng):
+    eng.get_by_text("Add a limit entry").click()
+    entry = eng.locator("form[data-form=new-limit]")
+    entry.get_by_label("Position").select_option("0")
+    users = entry.get_by_label("Add to Users")
+    users.fill("bob")
+    users.press("Enter")
+    entry.get_by_label("Max applications").fill("1")
+    entry.get_by_label("Max resources").fill("memory: 200Gi")
+    # No submit: the error arrives from the check that runs after the admin stops typing.
+    expect(entry.locator("[data-error-for=max_resources][data-live]")).to_contain_text(
+        "go above this queue's max"
+    )
+    entry.get_by_label("Max resources").fill("memory: 20Gi")
+    expect(entry.locator("[data-check=ok]")).to_be_visible()
+    expect(entry.locator("[data-error-for=max_resources]")).to_have_count(0)
+    assert _counts() == (1, 0)
