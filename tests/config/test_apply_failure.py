@@ -106,3 +106,27 @@ def test_a_failed_commit_switches_the_engines_back(active_sample, sample_yaml, m
 
     assert switched == [2]  # the engines had switched; the failed commit must have undone it
     _assert_still_version_one(active_sample, before, sample_yaml)
+
+
+@pytest.mark.django_db
+def test_a_draft_whose_apply_fails_is_kept_and_nothing_moves(
+    active_sample, sample_yaml, monkeypatch, admin
+):
+    from quotaweb.config import edits
+    from quotaweb.config.models import Draft
+
+    before = _limits(active_sample)
+    services.draft_stage(author=admin, record=edits.edit_record(
+        "queue_update", partition="default", queue_path="root.research",
+        values={"properties": {"owner": "lab"}},
+    ))
+
+    def refuse(self, partition, *, version=None):
+        raise RuntimeError("engine failure")
+
+    monkeypatch.setattr(Engine, "apply_config", refuse)
+    with pytest.raises(RuntimeError, match="engine failure"):
+        services.draft_apply(author=admin, comment="tighter")
+
+    _assert_still_version_one(active_sample, before, sample_yaml)
+    assert len(Draft.objects.get(author=admin).edits) == 1
