@@ -466,7 +466,7 @@ def _queue_rows_create(
         # Most JSON values repeat (``[]``, ``["*"]``, ``{}``, the caps of one depth) and equal
         # reprs of JSON data are equal values, so each distinct value of a column is encoded once.
         encoded: list[dict[str, Any]] = [{} for _ in adapted]
-        params = []
+        params: list[list[Any]] = []
         for values in rows:
             row_params = list(values.values())
             for (at, field), seen in zip(adapted, encoded, strict=True):
@@ -487,9 +487,11 @@ def _queue_rows_create(
     by_depth: dict[int, list[tuple[str, QueueModel, int]]] = {}
     for item in created:
         by_depth.setdefault(item[0].count("."), []).append(item)
+    # Every row's dict and parameters stay alive until its level is written; see trackers.gcpause.
     with paused_gc():
         for depth in sorted(by_depth):
             level = by_depth[depth]
+            # A new partition's root (a path without a dot) is the one queue without a parent.
             rows_insert(Queue, [
                 {
                     "partition_id": row.pk,
