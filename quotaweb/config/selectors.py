@@ -571,6 +571,8 @@ def version_diff(*, number: int, against: int) -> dict[str, Any]:
         "against": old,
         "lines": [_diff_line(line) for line in diff.unified.splitlines()],
         "changes": [_change_view(change) for change in diff.changes],
+        "against_label": f"Version {against}",
+        "version_label": f"Version {number}",
     }
 
 

@@ -233,16 +233,26 @@ def _child_add(request: HttpRequest, context: dict[str, Any]) -> HttpResponse:
     )
 
 
-def _queue_delete(request: HttpRequest, context: dict[str, Any]) -> HttpResponse:
-    queue_model, partition = context["queue"], context["partition"]
+def _stage_formless(
+    request: HttpRequest, context: dict[str, Any], *, kind: str, done: str, **args: Any
+) -> HttpResponse:
+    """Stage an edit that has no form (a button): errors are listed at the top of the page."""
     try:
-        record = edits.edit_record("queue_delete", partition=partition, queue_path=queue_model.path)
+        record = edits.edit_record(kind, **args)
         services.draft_stage(author=request.user, record=record)
     except (services.ConfigRejected, edits.NotFound, edits.EditRefused) as error:
-        problems = _problems_of(error)
-        return _queue_page(request, context, status=400, problems=problems)
+        return _queue_page(request, context, status=400, problems=_problems_of(error))
     messages.success(request, STAGED.format(label=edits.record_label(record)))
-    return redirect(_queue_url(partition, queue_model.path.rpartition(".")[0]))
+    return redirect(done)
+
+
+def _queue_delete(request: HttpRequest, context: dict[str, Any]) -> HttpResponse:
+    queue_model, partition = context["queue"], context["partition"]
+    return _stage_formless(
+        request, context, kind="queue_delete", partition=partition, queue_path=queue_model.path,
+        # The root has no parent to go back to; deleting it is refused before ``done`` is used.
+        done=_queue_url(partition, queue_model.path.rpartition(".")[0] or queue_model.path),
+    )
 
 
 def _limit_add(request: HttpRequest, context: dict[str, Any]) -> HttpResponse:
@@ -307,13 +317,9 @@ def _limit_change(kind: str, step: int = 0) -> Callable[[HttpRequest, dict], Htt
             if not 0 <= args["to_index"] < len(context["limits"]):
                 messages.info(request, NOTHING_CHANGED)
                 return redirect(_queue_url(partition, queue_model.path))
-        try:
-            record = edits.edit_record(kind, **args)
-            services.draft_stage(author=request.user, record=record)
-        except (services.ConfigRejected, edits.NotFound, edits.EditRefused) as error:
-            return _queue_page(request, context, status=400, problems=_problems_of(error))
-        messages.success(request, STAGED.format(label=edits.record_label(record)))
-        return redirect(_queue_url(partition, queue_model.path))
+        return _stage_formless(
+            request, context, kind=kind, done=_queue_url(partition, queue_model.path), **args
+        )
 
     return handler
 

@@ -73,15 +73,22 @@ def test_admin_adds_a_queue_and_a_limit_and_the_version_appears_in_the_history(e
     assert _counts() == (2, 0)
 
 
-def test_an_invalid_limit_shows_the_error_on_its_field_and_saves_nothing(eng):
-    eng.get_by_text("Add a limit entry").click()
-    entry = eng.locator("form[data-form=new-limit]")
+def _first_entry_for_bob(page, *, max_resources: str):
+    """Open "Add a limit entry" on the page and fill a first entry for user bob."""
+    page.get_by_text("Add a limit entry").click()
+    entry = page.locator("form[data-form=new-limit]")
     entry.get_by_label("Position").select_option("0")
     users = entry.get_by_label("Add to Users")
     users.fill("bob")
     users.press("Enter")
+    entry.get_by_label("Max applications").fill("1")
+    entry.get_by_label("Max resources").fill(max_resources)
+    return entry
+
+
+def test_an_invalid_limit_shows_the_error_on_its_field_and_saves_nothing(eng):
     # root.eng's max is 100Gi memory: a user limit of 200Gi goes above it (rule L12).
-    entry.get_by_label("Max resources").fill("memory: 200Gi")
+    entry = _first_entry_for_bob(eng, max_resources="memory: 200Gi")
     entry.get_by_role("button", name="Stage new entry").click()
     error = eng.locator("form[data-form=new-limit] [data-error-for=max_resources]")
     expect(error).to_be_visible()
@@ -162,14 +169,7 @@ def test_a_viewers_forged_edit_of_a_queue_gets_403(page, live_server, log_in, vi
 
 
 def test_the_hierarchy_is_checked_while_the_admin_types(eng):
-    eng.get_by_text("Add a limit entry").click()
-    entry = eng.locator("form[data-form=new-limit]")
-    entry.get_by_label("Position").select_option("0")
-    users = entry.get_by_label("Add to Users")
-    users.fill("bob")
-    users.press("Enter")
-    entry.get_by_label("Max applications").fill("1")
-    entry.get_by_label("Max resources").fill("memory: 200Gi")
+    entry = _first_entry_for_bob(eng, max_resources="memory: 200Gi")
     # No submit: the error arrives from the check that runs after the admin stops typing.
     expect(entry.locator("[data-error-for=max_resources][data-live]")).to_contain_text(
         "go above this queue's max"
