@@ -41,10 +41,15 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "channels",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
     "quotaweb.engine",
     "quotaweb.core",
     "quotaweb.config",
     "quotaweb.accounts",
+    "quotaweb.allocations",
+    "quotaweb.api",
 ]
 
 MIDDLEWARE = [
@@ -143,6 +148,32 @@ STATIC_ROOT = DATA_DIR / "staticfiles"
 STATIC_ROOT.mkdir(exist_ok=True)  # WhiteNoise warns about a missing folder
 # Serve straight from static/ through the finders: no collectstatic step for the embedded app.
 WHITENOISE_USE_FINDERS = True
+
+# The API (DRF). Tokens first, so a caller without credentials gets 401 with a Token challenge.
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["quotaweb.api.permissions.ViewerReadsAdminWrites"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "EXCEPTION_HANDLER": "quotaweb.api.errors.api_exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "quotaweb API",
+    "DESCRIPTION": "Quotas per user and group over a queue hierarchy: YuniKorn-compatible reads, "
+    "versioned configuration writes, and the allocation API schedulers report usage through.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+}
+# The YuniKorn-compatible /ws/v1/ reads without logging in (read-only dashboards).
+QUOTAWEB_PUBLIC_READ = env_bool("QUOTAWEB_PUBLIC_READ", False)
+# A whole configuration may be 8 MiB of YAML (trackers' own cap) and a batch 10,000 operations.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 16 * 1024 * 1024
 
 # The product.
 QUOTAWEB_PRODUCT_NAME = "quotaweb"

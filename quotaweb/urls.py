@@ -5,5 +5,6 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("quotaweb.accounts.urls")),
     path("config/", include("quotaweb.config.urls")),
+    path("", include("quotaweb.api.urls")),
     path("", include("quotaweb.core.urls")),
 ]

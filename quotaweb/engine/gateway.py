@@ -141,6 +141,15 @@ class Gateway:
         with self.engine(partition) as engine:
             return engine.groups_usage()
 
+    def user_usage(self, partition: str, name: str) -> dict | None:
+        """One user object (None when the user has no tracker)."""
+        with self.engine(partition) as engine:
+            return engine.user_usage(name)
+
+    def group_usage(self, partition: str, name: str) -> dict | None:
+        with self.engine(partition) as engine:
+            return engine.group_usage(name)
+
 
 # The process's gateway. Set only by engines_load(); tests reset it around every test.
 _gateway: Gateway | None = None

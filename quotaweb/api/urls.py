@@ -1,0 +1,9 @@
+"""The API's routes: YuniKorn-compatible reads under /ws/v1/, the rest under /api/v1/."""
+
+from django.urls import include, path
+
+urlpatterns = [
+    path("ws/v1/", include("quotaweb.api.views.yunikorn")),
+    path("api/v1/", include("quotaweb.api.views.config")),
+    path("api/v1/", include("quotaweb.api.views.allocations")),
+]
