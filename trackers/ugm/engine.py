@@ -204,21 +204,45 @@ class Engine:
                     (user_apps, group_apps, queue_apps, user_quota, group_quota, queue_quota),
                 )
 
-            if user_tracker is None:
-                user_tracker = self._users[user] = UserTracker(user)
-            user_tracker.add(prefixes, app_id, amounts)
-            if not linked:
-                user_tracker.links[app_id] = group
-            if group is not None:
-                if group_tracker is None:
-                    group_tracker = self._groups[group] = Tracker(group)
-                group_tracker.add(prefixes, app_id, amounts)
-                group_tracker.links[app_id] = user
-            self._queues.add(prefixes, app_id, amounts)
-            self._log.record(user, group, prefixes)
+            self._add(prefixes, app_id, user, user_tracker, group, linked, amounts)
             return Decision(
                 True, None, group, "", partial(self.headroom, queue_path, app_id, user, groups)
             )
+
+    def _add(self, prefixes, app_id, user, user_tracker, group, linked, amounts) -> None:
+        if user_tracker is None:
+            user_tracker = self._users[user] = UserTracker(user)
+        user_tracker.add(prefixes, app_id, amounts)
+        if not linked:
+            user_tracker.links[app_id] = group
+        if group is not None:
+            group_tracker = self._groups.get(group)
+            if group_tracker is None:
+                group_tracker = self._groups[group] = Tracker(group)
+            group_tracker.add(prefixes, app_id, amounts)
+            group_tracker.links[app_id] = user
+        self._queues.add(prefixes, app_id, amounts)
+        self._log.record(user, group, prefixes)
+
+    def restore(
+        self,
+        queue_path: str,
+        app_id: str,
+        user: str,
+        groups: Sequence[str] | None,
+        resource: dict[str, int],
+    ) -> str | None:
+        """Apply usage that was admitted before (a ledger replayed after a restart, or an undone
+        release) without checking any cap: usage that exists is never refused, even above limits
+        tightened since. Answers the group the app counts against."""
+        amounts = self._amounts(resource)
+        group_names = self._group_list(groups)
+        with self._lock:
+            prefixes = self._path(queue_path)
+            self._check_identity(app_id, user)
+            group, linked = self._group_of(prefixes, app_id, user, group_names)
+            self._add(prefixes, app_id, user, self._users.get(user), group, linked, amounts)
+            return group
 
     def _denied(self, prefixes, user, group, failures) -> Decision:
         """The first failure in the documented order, told with the numbers compared."""
