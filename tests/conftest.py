@@ -113,3 +113,32 @@ def staff_admin_client(staff_admin) -> Client:
 @pytest.fixture
 def viewer_client(viewer) -> Client:
     return _logged_in(viewer)
+
+
+# -- API clients (DRF's APIClient, authenticated as a persona) --------------------------------
+
+
+def _api_as(user):
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
+@pytest.fixture
+def admin_api(admin):
+    return _api_as(admin)
+
+
+@pytest.fixture
+def viewer_api(viewer):
+    return _api_as(viewer)
+
+
+@pytest.fixture
+def capped_engines(db):
+    """The allocation tests' small capped config as version 1, engines started from it."""
+    from tests.api.allocation_support import engines_capped
+
+    return engines_capped()

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from django.conf import settings
 
+from quotaweb.allocations.services import ledger_restore
 from quotaweb.config.selectors import active_version
 from quotaweb.config.services import config_apply
 from quotaweb.engine.gateway import Gateway, engines_load
@@ -14,7 +15,8 @@ INITIAL_IMPORT_COMMENT = "initial import"
 
 
 def engines_start(*, config_path: Path | str | None = None) -> Gateway:
-    """Create the engines from the active version (with its number).
+    """Create the engines from the active version (with its number), then put the ledger's live
+    allocations back into them.
 
     With no version stored yet, the YAML at ``config_path`` (default ``settings.QUOTAWEB_CONFIG``)
     is imported first as version 1 (no author, comment "initial import"); later starts ignore the
@@ -29,4 +31,6 @@ def engines_start(*, config_path: Path | str | None = None) -> Gateway:
             yaml_text=path.read_text(encoding="utf-8"), author=None,
             comment=INITIAL_IMPORT_COMMENT, base_version=None,
         )
-    return engines_load(yaml_text=version.yaml, version=version.number)
+    gateway = engines_load(yaml_text=version.yaml, version=version.number)
+    ledger_restore()
+    return gateway

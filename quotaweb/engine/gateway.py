@@ -11,12 +11,15 @@ remote owner (a Channels worker) can later replace the in-process call.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
-from trackers import Engine, parse_config
+from quotaweb.engine.live import EventLog, LiveAllocation, LiveSet
+from trackers import Engine, InvalidRequest, NotTracked, parse_config
 
 
 class EngineNotLoaded(RuntimeError):
@@ -31,10 +34,49 @@ class UnknownPartition(LookupError):
         self.name = name
 
 
+class KeyConflict(ValueError):
+    """An allocation key already live with a different request."""
+
+
+class AllocationNotFound(LookupError):
+    """No live allocation (or application) with that key in the partition."""
+
+
 @dataclass
 class PartitionSlot:
     engine: Engine
     lock: threading.RLock = field(default_factory=threading.RLock)
+    live: LiveSet = field(default_factory=LiveSet)
+    events: EventLog = field(default_factory=EventLog)
+
+
+@dataclass(frozen=True, slots=True)
+class Admission:
+    """The answer to an allocation: the allocation (with its group) when allowed, else the
+    decision's reason, message and headroom. ``replayed``: a retry of a live allocation."""
+
+    allowed: bool
+    allocation: LiveAllocation
+    reason: str | None = None
+    message: str = ""
+    headroom: dict[str, int] | None = None
+    replayed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Operation:
+    """One operation of a batch: ``allocate`` (with ``allocation``) or ``release`` (``key``)."""
+
+    op: str
+    allocation: LiveAllocation | None = None
+    key: str = ""
+
+
+# A batch answers one of these per operation, in order.
+BatchResult = Admission | LiveAllocation | Exception
+
+# What writes the ledger: (allocations to store, keys to delete), in one transaction.
+LedgerWrite = Callable[[list[LiveAllocation], list[str]], None]
 
 
 class Gateway:
@@ -123,6 +165,192 @@ class Gateway:
                 self._slots = previous_slots
 
         return undo
+
+    # -- allocations: the engine change and the ledger write under one lock ------------------------
+
+    def allocate(
+        self, partition: str, request: LiveAllocation, *, write: LedgerWrite
+    ) -> Admission:
+        """Admit and apply ``request``, store it with ``write``, and only then answer.
+
+        A retry of a live key with the same request answers it again without counting twice;
+        with another request it is a ``KeyConflict``. If ``write`` fails, the engine change is
+        undone and the error propagates: nothing is acknowledged that is not stored.
+        """
+        slot = self._slot(partition)
+        with slot.lock:
+            outcome = self._allocate(slot, request)
+            if outcome.allowed and not outcome.replayed:
+                try:
+                    write([outcome.allocation], [])
+                except BaseException:
+                    self._undo(slot, [("allocate", outcome.allocation)])
+                    raise
+                slot.events.add("allocated", outcome.allocation)
+            elif not outcome.allowed:
+                slot.events.add(
+                    "denied", outcome.allocation, reason=outcome.reason, message=outcome.message
+                )
+            return outcome
+
+    def release(self, partition: str, key: str, *, write: LedgerWrite) -> LiveAllocation:
+        """Delete the allocation from the ledger with ``write``, then take its usage back (and
+        stop its application running when it was the application's last)."""
+        slot = self._slot(partition)
+        with slot.lock:
+            if key not in slot.live.by_key:
+                raise AllocationNotFound(key)
+            write([], [key])
+            allocation = self._release(slot, key)
+            slot.events.add("released", allocation)
+            return allocation
+
+    def release_application(
+        self, partition: str, application_id: str, *, write: LedgerWrite
+    ) -> list[LiveAllocation]:
+        slot = self._slot(partition)
+        with slot.lock:
+            keys = sorted(slot.live.by_application.get(application_id, ()))
+            if not keys:
+                raise AllocationNotFound(application_id)
+            write([], keys)
+            released = [self._release(slot, key) for key in keys]
+            for allocation in released:
+                slot.events.add("released", allocation)
+            return released
+
+    def batch(
+        self, partition: str, operations: list[Operation], *, write: LedgerWrite
+    ) -> list[BatchResult]:
+        """Run operations in order against the engine, then store them all with one ``write``.
+
+        Each operation sees the ones before it. A failed operation (denied, unknown key, bad
+        input) is answered and changes nothing; the others go ahead. If ``write`` fails, every
+        engine change of the batch is undone in reverse order and the error propagates.
+        """
+        slot = self._slot(partition)
+        with slot.lock:
+            results: list[BatchResult] = []
+            done: list[tuple[str, LiveAllocation]] = []
+            stored: list[LiveAllocation] = []
+            deleted: list[str] = []
+            for operation in operations:
+                try:
+                    if operation.op == "allocate":
+                        outcome = self._allocate(slot, operation.allocation)
+                        if outcome.allowed and not outcome.replayed:
+                            done.append(("allocate", outcome.allocation))
+                            stored.append(outcome.allocation)
+                        results.append(outcome)
+                    else:
+                        if operation.key not in slot.live.by_key:
+                            raise AllocationNotFound(operation.key)
+                        allocation = self._release(slot, operation.key)
+                        done.append(("release", allocation))
+                        deleted.append(operation.key)
+                        results.append(allocation)
+                except (KeyConflict, AllocationNotFound, InvalidRequest, NotTracked) as error:
+                    results.append(error)
+            try:
+                if stored or deleted:
+                    write(stored, deleted)
+            except BaseException:
+                self._undo(slot, done)
+                raise
+            for result in results:
+                if isinstance(result, Admission):
+                    if not result.allowed:
+                        slot.events.add("denied", result.allocation, reason=result.reason,
+                                        message=result.message)
+                    elif not result.replayed:
+                        slot.events.add("allocated", result.allocation)
+                elif isinstance(result, LiveAllocation):
+                    slot.events.add("released", result)
+            return results
+
+    def restore(self, partition: str, allocations: Iterable[LiveAllocation]) -> int:
+        """Put stored allocations back into a fresh engine (start-up), without any check."""
+        slot = self._slot(partition)
+        count = 0
+        with slot.lock:
+            for allocation in allocations:
+                group = slot.engine.restore(
+                    allocation.queue_path, allocation.application_id, allocation.user,
+                    allocation.groups, dict(allocation.resource),
+                )
+                slot.live.add(dataclasses.replace(allocation, group=group))
+                count += 1
+        return count
+
+    def headroom(
+        self, partition: str, *, queue_path: str, user: str, groups: Sequence[str],
+        application_id: str,
+    ) -> tuple[dict[str, int] | None, bool]:
+        """(what the user may still add there, None for unlimited; whether the application may
+        run), changing nothing."""
+        with self.engine(partition) as engine:
+            return (
+                engine.headroom(queue_path, application_id, user, groups),
+                engine.can_run_app(queue_path, application_id, user, groups),
+            )
+
+    def events(
+        self, partition: str, *, after: int, limit: int
+    ) -> tuple[list[dict[str, Any]], int, int]:
+        return self._slot(partition).events.after(after, limit=limit)
+
+    def live_count(self, partition: str) -> int:
+        return len(self._slot(partition).live.by_key)
+
+    def live_allocation(self, partition: str, key: str) -> LiveAllocation | None:
+        return self._slot(partition).live.by_key.get(key)
+
+    @staticmethod
+    def _allocate(slot: PartitionSlot, request: LiveAllocation) -> Admission:
+        existing = slot.live.by_key.get(request.key)
+        if existing is not None:
+            if not existing.same_request(request):
+                raise KeyConflict(request.key)
+            return Admission(True, existing, replayed=True)
+        decision = slot.engine.increase(
+            request.queue_path, request.application_id, request.user, request.groups,
+            dict(request.resource),
+        )
+        allocation = dataclasses.replace(request, group=decision.group)
+        if not decision.allowed:
+            return Admission(
+                False, allocation, decision.reason, decision.message, decision.headroom
+            )
+        slot.live.add(allocation)
+        return Admission(True, allocation)
+
+    @staticmethod
+    def _release(slot: PartitionSlot, key: str) -> LiveAllocation:
+        allocation = slot.live.by_key[key]
+        last = slot.live.is_last_of_application(allocation)
+        slot.engine.decrease(
+            allocation.queue_path, allocation.application_id, allocation.user,
+            dict(allocation.resource), remove_app=last,
+        )
+        return slot.live.remove(key)
+
+    @staticmethod
+    def _undo(slot: PartitionSlot, done: list[tuple[str, LiveAllocation]]) -> None:
+        """Take back engine changes whose ledger write failed, newest first."""
+        for kind, allocation in reversed(done):
+            if kind == "allocate":
+                last = slot.live.is_last_of_application(allocation)
+                slot.engine.decrease(
+                    allocation.queue_path, allocation.application_id, allocation.user,
+                    dict(allocation.resource), remove_app=last,
+                )
+                slot.live.remove(allocation.key)
+            else:
+                slot.engine.restore(
+                    allocation.queue_path, allocation.application_id, allocation.user,
+                    allocation.groups, dict(allocation.resource),
+                )
+                slot.live.add(allocation)
 
     def summary(self, partition: str) -> dict:
         """``{version, users, groups, queues, seq}`` for health checks and overviews."""

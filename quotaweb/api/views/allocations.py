@@ -1,3 +1,307 @@
-from django.urls import path  # noqa: F401
+"""The allocation API: how a scheduler reports usage and asks for admission (``/api/v1/partitions/
+{p}/...``). Each view reads the request, calls one service or selector, and answers in the
+contract's shapes; the serializers here describe bodies for the OpenAPI schema, while the hot
+paths read bodies with ``allocation_request`` (a batch holds up to 10,000 operations).
+"""
 
-urlpatterns: list = []
+from __future__ import annotations
+
+from typing import Any
+
+from django.urls import path
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from quotaweb.allocations import selectors, services
+from quotaweb.allocations.services import AllocationInvalid
+from quotaweb.api.errors import ApiError, bad_request, not_found
+from quotaweb.engine.gateway import (
+    Admission,
+    AllocationNotFound,
+    EngineNotLoaded,
+    KeyConflict,
+    UnknownPartition,
+)
+from quotaweb.engine.live import LiveAllocation
+from trackers import InvalidRequest, NotTracked
+
+ERR_PARTITION = "partition {partition!r} is not configured"
+ERR_NOT_LOADED = "the quota engines are still starting; try again in a moment"
+ERR_KEY_CONFLICT = (
+    "allocation key {key!r} is already live with a different request; a retry must repeat the "
+    "same body, a new allocation needs a new key"
+)
+ERR_NO_ALLOCATION = "there is no live allocation {key!r} in partition {partition!r}"
+ERR_NO_APPLICATION = "application {application!r} has no live allocation in partition {partition!r}"
+ERR_AFTER = "after must be a whole number (the last seq you have), not {value!r}"
+ERR_PAGE = "{name} must be a whole number from {low} to {high}, not {value!r}"
+ERR_HEADROOM_PARAMS = "queuePath, user and applicationId are required; groups is optional"
+
+
+class ResourceField(serializers.DictField):
+    """{type: integer} in base units."""
+
+    child = serializers.IntegerField(min_value=0)
+
+
+class AllocationIn(serializers.Serializer):
+    allocationKey = serializers.CharField(max_length=255)
+    applicationId = serializers.CharField(max_length=255)
+    queuePath = serializers.CharField(max_length=1024)
+    user = serializers.CharField(max_length=255)
+    groups = serializers.ListField(child=serializers.CharField(), required=False)
+    resource = ResourceField()
+
+
+class AllocationOut(serializers.Serializer):
+    allowed = serializers.BooleanField()
+    allocationKey = serializers.CharField()
+    group = serializers.CharField(allow_null=True)
+
+
+class DeniedOut(serializers.Serializer):
+    allowed = serializers.BooleanField()
+    error = serializers.CharField()
+    reason = serializers.CharField()
+    message = serializers.CharField()
+    headroom = ResourceField(allow_null=True)
+
+
+class ErrorOut(serializers.Serializer):
+    error = serializers.CharField()
+    message = serializers.CharField()
+    details = serializers.ListField(child=serializers.JSONField())
+
+
+def _guard(partition: str):
+    """Map the gateway's exceptions to the contract's statuses."""
+    def wrap(error: Exception) -> ApiError:
+        if isinstance(error, UnknownPartition):
+            return not_found(ERR_PARTITION.format(partition=partition))
+        if isinstance(error, EngineNotLoaded):
+            return ApiError(status_code=503, code="starting", message=ERR_NOT_LOADED)
+        if isinstance(error, AllocationInvalid):
+            return bad_request(str(error), details=error.errors)
+        if isinstance(error, InvalidRequest | NotTracked):
+            return bad_request(str(error))
+        raise error
+    return wrap
+
+
+def _admission_body(admission: Admission) -> tuple[int, dict[str, Any]]:
+    allocation = admission.allocation
+    if admission.allowed:
+        return (
+            status.HTTP_200_OK if admission.replayed else status.HTTP_201_CREATED,
+            {"allowed": True, "allocationKey": allocation.key, "group": allocation.group},
+        )
+    return status.HTTP_409_CONFLICT, {
+        "allowed": False, "error": "denied", "reason": admission.reason,
+        "message": admission.message, "headroom": admission.headroom, "details": [],
+    }
+
+
+def _allocation_body(allocation: LiveAllocation) -> dict[str, Any]:
+    return {
+        "allocationKey": allocation.key, "applicationId": allocation.application_id,
+        "queuePath": allocation.queue_path, "user": allocation.user,
+        "groups": list(allocation.groups), "resource": dict(allocation.resource),
+        "group": allocation.group,
+    }
+
+
+class AllocationsView(APIView):
+    @extend_schema(
+        request=AllocationIn,
+        responses={201: AllocationOut, 200: AllocationOut, 409: DeniedOut, 400: ErrorOut,
+                   404: ErrorOut},
+        summary="Admit and record an allocation (idempotent by allocationKey)",
+    )
+    def post(self, request: Request, partition: str) -> Response:
+        wrap = _guard(partition)
+        try:
+            allocation = services.allocation_request(request.data)
+            admission = services.allocation_create(partition=partition, request=allocation)
+        except KeyConflict as error:
+            raise ApiError(
+                status_code=409, code="allocation_key_conflict",
+                message=ERR_KEY_CONFLICT.format(key=str(error)),
+            ) from None
+        except Exception as error:
+            raise wrap(error) from None
+        code, body = _admission_body(admission)
+        return Response(body, status=code)
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(name, str, required=False, description=text)
+            for name, text in (
+                ("user", "only this user's allocations"),
+                ("group", "only allocations counted against this group"),
+                ("queue", "only allocations in this queue or below it"),
+                ("application", "only this application's allocations"),
+                ("page", "page number, from 1"),
+                ("per_page", "allocations per page, 1 to 1000 (default 100)"),
+            )
+        ],
+        responses={200: inline_serializer("AllocationPage", {
+            "count": serializers.IntegerField(), "page": serializers.IntegerField(),
+            "pages": serializers.IntegerField(),
+            "results": serializers.ListField(child=serializers.JSONField()),
+        })},
+        summary="Live allocations, filtered and paginated",
+    )
+    def get(self, request: Request, partition: str) -> Response:
+        page = _whole(request, "page", default=1, low=1, high=10**9)
+        per_page = _whole(request, "per_page", default=100, low=1, high=1000)
+        try:
+            found = selectors.allocations_list(
+                partition=partition,
+                user=request.query_params.get("user") or None,
+                group=request.query_params.get("group") or None,
+                queue=request.query_params.get("queue") or None,
+                application=request.query_params.get("application") or None,
+                page=page, per_page=per_page,
+            )
+        except Exception as error:
+            raise _guard(partition)(error) from None
+        return Response(found)
+
+
+def _whole(request: Request, name: str, *, default: int, low: int, high: int) -> int:
+    raw = request.query_params.get(name)
+    if raw is None or raw == "":
+        return default
+    if not raw.isdigit() or not low <= int(raw) <= high:
+        raise bad_request(ERR_PAGE.format(name=name, low=low, high=high, value=raw))
+    return int(raw)
+
+
+class BatchView(APIView):
+    @extend_schema(
+        request=inline_serializer("Batch", {"operations": serializers.ListField(
+            child=serializers.JSONField(), max_length=services.MAX_BATCH)}),
+        responses={200: inline_serializer("BatchResults", {
+            "results": serializers.ListField(child=serializers.JSONField())})},
+        summary="Up to 10,000 allocate and release operations, in order, stored together",
+    )
+    def post(self, request: Request, partition: str) -> Response:
+        try:
+            operations = services.batch_request(request.data)
+            results = services.allocations_batch(partition=partition, operations=operations)
+        except Exception as error:
+            raise _guard(partition)(error) from None
+        return Response({"results": [_batch_result(r, partition) for r in results]})
+
+
+def _batch_result(result: Any, partition: str) -> dict[str, Any]:
+    if isinstance(result, Admission):
+        code, body = _admission_body(result)
+        return {"status": code, **body}
+    if isinstance(result, LiveAllocation):
+        return {"status": 204, "allocationKey": result.key}
+    if isinstance(result, KeyConflict):
+        return {"status": 409, "error": "allocation_key_conflict",
+                "message": ERR_KEY_CONFLICT.format(key=str(result)), "details": []}
+    if isinstance(result, AllocationNotFound):
+        return {"status": 404, "error": "not_found",
+                "message": ERR_NO_ALLOCATION.format(key=str(result), partition=partition),
+                "details": []}
+    details = result.errors if isinstance(result, AllocationInvalid) else []
+    return {"status": 400, "error": "bad_request", "message": str(result), "details": details}
+
+
+class AllocationView(APIView):
+    @extend_schema(responses={204: None, 404: ErrorOut}, summary="Release an allocation")
+    def delete(self, request: Request, partition: str, key: str) -> Response:
+        try:
+            services.allocation_release(partition=partition, key=key)
+        except AllocationNotFound:
+            raise not_found(ERR_NO_ALLOCATION.format(key=key, partition=partition)) from None
+        except Exception as error:
+            raise _guard(partition)(error) from None
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class ApplicationView(APIView):
+    @extend_schema(responses={200: inline_serializer("Released", {
+        "released": serializers.ListField(child=serializers.CharField())}), 404: ErrorOut},
+        summary="Release every allocation of an application")
+    def delete(self, request: Request, partition: str, application_id: str) -> Response:
+        try:
+            released = services.application_release(
+                partition=partition, application_id=application_id
+            )
+        except AllocationNotFound:
+            raise not_found(ERR_NO_APPLICATION.format(
+                application=application_id, partition=partition)) from None
+        except Exception as error:
+            raise _guard(partition)(error) from None
+        return Response({"released": [allocation.key for allocation in released]})
+
+
+class HeadroomView(APIView):
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("queuePath", str, required=True),
+            OpenApiParameter("user", str, required=True),
+            OpenApiParameter("applicationId", str, required=True),
+            OpenApiParameter("groups", str, required=False, description="comma separated"),
+        ],
+        responses={200: inline_serializer("Headroom", {
+            "headroom": ResourceField(allow_null=True), "canRunApp": serializers.BooleanField(),
+        }), 400: ErrorOut, 404: ErrorOut},
+        summary="Will it fit? What the user may still add, changing nothing",
+    )
+    def get(self, request: Request, partition: str) -> Response:
+        params = request.query_params
+        queue_path, user = params.get("queuePath"), params.get("user")
+        application = params.get("applicationId")
+        if not queue_path or not user or not application:
+            raise bad_request(ERR_HEADROOM_PARAMS)
+        groups = [name for name in params.get("groups", "").split(",") if name]
+        try:
+            headroom, can_run = selectors.headroom_for(
+                partition=partition, queue_path=queue_path, user=user, groups=groups,
+                application_id=application,
+            )
+        except Exception as error:
+            raise _guard(partition)(error) from None
+        return Response({"headroom": headroom, "canRunApp": can_run})
+
+
+class EventsView(APIView):
+    @extend_schema(
+        parameters=[OpenApiParameter("after", int, required=False,
+                                     description="the last seq you have; 0 for all kept")],
+        responses={200: inline_serializer("Events", {
+            "events": serializers.ListField(child=serializers.JSONField()),
+            "last": serializers.IntegerField(), "oldest": serializers.IntegerField(),
+        })},
+        summary="Recent allocated, released and denied events",
+    )
+    def get(self, request: Request, partition: str) -> Response:
+        raw = request.query_params.get("after", "0")
+        if not raw.isdigit():
+            raise bad_request(ERR_AFTER.format(value=raw))
+        try:
+            return Response(selectors.events_after(partition=partition, after=int(raw)))
+        except Exception as error:
+            raise _guard(partition)(error) from None
+
+
+urlpatterns = [
+    path("partitions/<str:partition>/allocations", AllocationsView.as_view(),
+         name="api-allocations"),
+    path("partitions/<str:partition>/allocations/batch", BatchView.as_view(),
+         name="api-allocations-batch"),
+    path("partitions/<str:partition>/allocations/<path:key>", AllocationView.as_view(),
+         name="api-allocation"),
+    path("partitions/<str:partition>/applications/<path:application_id>",
+         ApplicationView.as_view(), name="api-application"),
+    path("partitions/<str:partition>/headroom", HeadroomView.as_view(), name="api-headroom"),
+    path("partitions/<str:partition>/events", EventsView.as_view(), name="api-events"),
+]

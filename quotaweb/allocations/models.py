@@ -1,0 +1,37 @@
+"""The ledger: every live allocation, stored before it is acknowledged, deleted when released.
+
+On start-up the engines are rebuilt from the active configuration plus these rows, so usage
+survives a crash: an allocation that was acknowledged is here, one that was released is not.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+
+
+class Allocation(models.Model):
+    partition = models.CharField(max_length=64)
+    key = models.CharField(max_length=255, help_text="the scheduler's allocationKey")
+    application_id = models.CharField(max_length=255)
+    queue_path = models.CharField(max_length=1024)
+    user = models.CharField(max_length=255)
+    groups = models.JSONField(default=list)
+    resource = models.JSONField(help_text="{type: integer} in base units")
+    # Empty when the application counts against no group (group names are never empty).
+    group = models.CharField(
+        max_length=255, blank=True, default="",
+        help_text="the group the application counts against",
+    )
+    created = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["partition", "key"], name="allocation_key_unique"),
+        ]
+        indexes = [
+            models.Index(fields=["partition", "application_id"], name="allocation_application"),
+            models.Index(fields=["partition", "user"], name="allocation_user"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.partition}/{self.key}"

@@ -1,0 +1,103 @@
+"""What the engine owner keeps beside each engine: the live allocations and the recent events.
+
+The engine itself knows usage per user, group and queue, not which allocation made it; releasing
+an allocation by its key, making retries idempotent and telling when an application's last
+allocation goes all need the allocations themselves. They live here, in memory, next to the
+engine and under the same lock; the database ledger (``quotaweb.allocations``) is their durable
+copy, written before an allocation is acknowledged.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+EVENTS_KEPT = 10_000
+
+
+@dataclass(frozen=True, slots=True)
+class LiveAllocation:
+    """One accepted allocation. ``group`` is the group its application counts against."""
+
+    key: str
+    application_id: str
+    queue_path: str
+    user: str
+    groups: tuple[str, ...]
+    resource: Mapping[str, int]
+    group: str | None = None
+
+    def same_request(self, other: LiveAllocation) -> bool:
+        """Whether ``other`` asks for exactly this allocation (a retry, not a new request)."""
+        return (
+            self.application_id == other.application_id
+            and self.queue_path.lower() == other.queue_path.lower()
+            and self.user == other.user
+            and tuple(self.groups) == tuple(other.groups)
+            and {k: v for k, v in self.resource.items() if v}
+            == {k: v for k, v in other.resource.items() if v}
+        )
+
+
+@dataclass
+class LiveSet:
+    """The live allocations of one partition: by key, and the keys of each application."""
+
+    by_key: dict[str, LiveAllocation] = field(default_factory=dict)
+    by_application: dict[str, set[str]] = field(default_factory=dict)
+
+    def add(self, allocation: LiveAllocation) -> None:
+        self.by_key[allocation.key] = allocation
+        self.by_application.setdefault(allocation.application_id, set()).add(allocation.key)
+
+    def remove(self, key: str) -> LiveAllocation:
+        allocation = self.by_key.pop(key)
+        keys = self.by_application[allocation.application_id]
+        keys.discard(key)
+        if not keys:
+            del self.by_application[allocation.application_id]
+        return allocation
+
+    def is_last_of_application(self, allocation: LiveAllocation) -> bool:
+        return self.by_application.get(allocation.application_id) == {allocation.key}
+
+
+class EventLog:
+    """The recent allocated, released and denied events of one partition, numbered from 1.
+
+    Bounded: the activity feed shows what happens now; the ledger, not this, is the record.
+    """
+
+    def __init__(self, keep: int = EVENTS_KEPT) -> None:
+        self._events: deque[dict[str, Any]] = deque(maxlen=keep)
+        self._seq = 0
+        self._lock = threading.Lock()
+
+    def add(self, kind: str, allocation: LiveAllocation, **extra: Any) -> None:
+        with self._lock:
+            self._seq += 1
+            self._events.append({
+                "seq": self._seq,
+                "type": kind,
+                "time": time.time(),
+                "allocationKey": allocation.key,
+                "applicationId": allocation.application_id,
+                "queuePath": allocation.queue_path,
+                "user": allocation.user,
+                "group": allocation.group,
+                "resource": dict(allocation.resource),
+                **extra,
+            })
+
+    def after(self, seq: int, *, limit: int) -> tuple[list[dict[str, Any]], int, int]:
+        """Up to ``limit`` events numbered above ``seq``, the last number given out, and the
+        oldest number still kept (a caller behind that has missed events)."""
+        with self._lock:
+            oldest = self._events[0]["seq"] if self._events else self._seq + 1
+            skip = max(0, seq - oldest + 1)
+            events = [event for index, event in enumerate(self._events) if index >= skip]
+            return events[:limit], self._seq, oldest
