@@ -232,7 +232,8 @@ class Gateway:
         with slot.lock:
             results: list[BatchResult] = []
             done: list[tuple[str, LiveAllocation]] = []
-            stored: list[LiveAllocation] = []
+            # An allocation made and released within the batch never reaches the ledger.
+            stored: dict[str, LiveAllocation] = {}
             deleted: list[str] = []
             for operation in operations:
                 try:
@@ -240,20 +241,21 @@ class Gateway:
                         outcome = self._allocate(slot, operation.allocation)
                         if outcome.allowed and not outcome.replayed:
                             done.append(("allocate", outcome.allocation))
-                            stored.append(outcome.allocation)
+                            stored[outcome.allocation.key] = outcome.allocation
                         results.append(outcome)
                     else:
                         if operation.key not in slot.live.by_key:
                             raise AllocationNotFound(operation.key)
                         allocation = self._release(slot, operation.key)
                         done.append(("release", allocation))
-                        deleted.append(operation.key)
+                        if stored.pop(operation.key, None) is None:
+                            deleted.append(operation.key)
                         results.append(allocation)
                 except (KeyConflict, AllocationNotFound, InvalidRequest, NotTracked) as error:
                     results.append(error)
             try:
                 if stored or deleted:
-                    write(stored, deleted)
+                    write(list(stored.values()), deleted)
             except BaseException:
                 self._undo(slot, done)
                 raise

@@ -1,0 +1,81 @@
+"""The batch endpoint: up to 10,000 allocate and release operations, run in order (each sees the
+ones before it), stored in one transaction, answered one result per operation."""
+
+from __future__ import annotations
+
+import pytest
+
+from quotaweb.allocations import services
+from tests.api.allocation_support import ALLOCATIONS, GiB, body, ledger, used
+
+pytestmark = pytest.mark.django_db
+
+BATCH = f"{ALLOCATIONS}/batch"
+
+
+def _allocate(key: str, **kwargs) -> dict:
+    return {"op": "allocate", **body(key, **kwargs)}
+
+
+def test_operations_run_in_order_and_each_gets_its_result(admin_api, capped_engines):
+    response = admin_api.post(BATCH, {"operations": [
+        _allocate("a", memory=6 * GiB),
+        _allocate("b", memory=6 * GiB),  # alice's cap is 10Gi: denied after "a"
+        {"op": "release", "allocationKey": "a"},
+        _allocate("c", memory=6 * GiB),  # fits again once "a" is gone
+        {"op": "release", "allocationKey": "nope"},
+        {"op": "explode"},
+        _allocate("c", memory=6 * GiB),  # a retry inside the batch
+    ]}, format="json")
+    assert response.status_code == 200
+    results = response.json()["results"]
+    assert [r["status"] for r in results] == [201, 409, 204, 201, 404, 400, 200]
+    assert results[1]["reason"] == "userQuota"
+    assert results[5]["details"] == [
+        {"field": "operations[5].op", "message": services.ERR_OP}
+    ]
+    assert ledger() == {"c": {"memory": 6 * GiB}}
+    assert used("alice") == {"memory": 6 * GiB}
+
+
+@pytest.mark.parametrize(
+    "payload", [{}, {"operations": []}, {"operations": "x"}, [1, 2],
+                {"operations": [{"op": "release", "allocationKey": "k"}] * 10_001}],
+)
+def test_a_body_that_is_not_a_batch_is_400(admin_api, capped_engines, payload):
+    response = admin_api.post(BATCH, payload, format="json")
+    assert response.status_code == 400
+    assert response.json()["details"][0]["field"] == "operations"
+
+
+def test_ten_thousand_operations_are_accepted(admin_api, capped_engines):
+    operations = [
+        _allocate(f"k{i}", user=f"user{i % 50}", app=f"app{i}", memory=1, groups=[])
+        for i in range(10_000)
+    ]
+    response = admin_api.post(BATCH, {"operations": operations}, format="json")
+    assert [r["status"] for r in response.json()["results"]] == [201] * 10_000
+    assert len(ledger()) == 10_000
+
+
+def test_a_failed_ledger_write_undoes_the_whole_batch_in_the_engine(
+    admin_api, capped_engines, monkeypatch
+):
+    admin_api.post(ALLOCATIONS, body("kept", memory=GiB), format="json")
+    before = capped_engines.users_usage("default")
+
+    def broken(partition):
+        def write(stored, deleted):
+            raise RuntimeError("disk full")
+        return write
+
+    monkeypatch.setattr(services, "_ledger_write", broken)
+    response = admin_api.post(BATCH, {"operations": [
+        _allocate("new", memory=GiB), {"op": "release", "allocationKey": "kept"},
+        _allocate("other", app="app-9", memory=GiB),
+    ]}, format="json")
+    assert response.status_code == 500
+    assert response.json()["error"] == "internal"
+    assert capped_engines.users_usage("default") == before
+    assert set(ledger()) == {"kept"}
+    assert capped_engines.live_count("default") == 1
