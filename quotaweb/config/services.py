@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -48,6 +49,7 @@ from quotaweb.config.selectors import (
     config_changes,
     version_get,
 )
+from quotaweb.core import metrics
 from quotaweb.engine.gateway import engines_get, engines_loaded
 from trackers import ConfigError, parse_config
 from trackers.config import check_config
@@ -58,6 +60,11 @@ from trackers.config.model import Partition as PartitionModel
 from trackers.config.model import Queue as QueueModel
 from trackers.config.writer import Unusual, loaded_form, write_yaml
 from trackers.gcpause import paused_gc
+
+metrics.declare(
+    "quotaweb_config_apply_seconds", "summary",
+    "Accepted configuration changes (stored, rows written, engines switched) and their time.",
+)
 
 ERR_EMPTY = "the configuration has no partitions: it needs at least one partition with queues"
 ERR_CONFLICT = (
@@ -237,6 +244,7 @@ def _config_store(
         return current_version
 
     undo = None
+    started = time.perf_counter()
     try:
         with transaction.atomic():
             version = _version_create(
@@ -254,6 +262,7 @@ def _config_store(
             undo()
         raise
     _model_remember(version.checksum, candidate)
+    metrics.observe("quotaweb_config_apply_seconds", time.perf_counter() - started)
     return version
 
 

@@ -1,7 +1,8 @@
-"""Reads for the overview page and the health check; views only call these."""
+"""Reads for the overview page, the health check and /metrics; views only call these."""
 
 from __future__ import annotations
 
+from quotaweb.core import metrics
 from quotaweb.engine.gateway import EngineNotLoaded, engines_get
 
 
@@ -43,3 +44,29 @@ def partition_overviews() -> list[dict] | None:
             }
         )
     return overviews
+
+
+metrics.declare("quotaweb_live_allocations", "gauge", "Live allocations per partition.")
+metrics.declare("quotaweb_tracked_users", "gauge", "Users with usage or limits per partition.")
+
+
+def _per_partition(read) -> list[tuple[dict[str, str], float]]:
+    try:
+        gateway = engines_get()
+    except EngineNotLoaded:
+        return []
+    return [({"partition": name}, read(gateway, name)) for name in gateway.partitions()]
+
+
+metrics.gauge(
+    "quotaweb_live_allocations",
+    lambda: _per_partition(lambda gateway, name: gateway.live_count(name)),
+)
+metrics.gauge(
+    "quotaweb_tracked_users",
+    lambda: _per_partition(lambda gateway, name: gateway.summary(name)["users"]),
+)
+
+
+def metrics_text() -> str:
+    return metrics.render()

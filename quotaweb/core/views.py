@@ -1,4 +1,4 @@
-from django.http import JsonResponse
+from django.http import HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
@@ -18,3 +18,11 @@ def healthz(request):
     if engine is None:
         return JsonResponse({"status": "starting", "engine": {}}, status=503)
     return JsonResponse({"status": "ok", "engine": engine})
+
+
+@require_GET
+def metrics(request):
+    """Prometheus text format; open like /healthz, since scrapers do not log in."""
+    return HttpResponse(
+        selectors.metrics_text(), content_type="text/plain; version=0.0.4; charset=utf-8"
+    )
