@@ -2,7 +2,11 @@
 
 from django.urls import include, path
 
+from quotaweb.api.views import docs
+
 urlpatterns = [
+    path("api/schema/", docs.SchemaView.as_view(), name="api-schema"),
+    path("api/docs/", docs.docs, name="api-docs"),
     path("ws/v1/", include("quotaweb.api.views.yunikorn")),
     path("api/v1/", include("quotaweb.api.views.config")),
     path("api/v1/", include("quotaweb.api.views.allocations")),
