@@ -102,8 +102,13 @@ else:
     _database = {
         "ENGINE": "django.db.backends.sqlite3",
         "NAME": DATA_DIR / "quotaweb.sqlite3",
-        "CONN_MAX_AGE": 0,
-        "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"},
+        "CONN_MAX_AGE": env_int("QUOTAWEB_DB_CONN_MAX_AGE", 0, minimum=0),
+        # WAL: readers (the pages) never wait for the writer, and a commit is one append to the
+        # log; synchronous=FULL keeps every commit on disk before it returns (the ledger's rule).
+        "OPTIONS": {
+            "timeout": 20, "transaction_mode": "IMMEDIATE",
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;",
+        },
         # A file, not memory: a live server in another process must see the same database.
         "TEST": {"NAME": str(DATA_DIR / "test-quotaweb.sqlite3")},
     }

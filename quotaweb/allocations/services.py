@@ -150,26 +150,49 @@ def batch_request(data: Any) -> list[Operation | AllocationInvalid]:
 
 def _ledger_write(partition: str) -> LedgerWrite:
     def write(stored: list[LiveAllocation], deleted: list[str]) -> None:
-        now = timezone.now()
         with transaction.atomic():
             for start in range(0, len(deleted), _BATCH_WRITE):
                 Allocation.objects.filter(
                     partition=partition, key__in=deleted[start:start + _BATCH_WRITE]
                 ).delete()
             if stored:
-                Allocation.objects.bulk_create(
-                    [
-                        Allocation(
-                            partition=partition, key=a.key, application_id=a.application_id,
-                            queue_path=a.queue_path, user=a.user, groups=list(a.groups),
-                            resource=dict(a.resource), group=a.group or "", created=now,
-                        )
-                        for a in stored
-                    ],
-                    batch_size=_BATCH_WRITE,
-                )
+                _ledger_insert(partition, stored)
 
     return write
+
+
+_INSERT_FIELDS = (
+    "partition", "key", "application_id", "queue_path", "user", "groups", "resource", "group",
+    "created",
+)
+
+
+def _ledger_insert(partition: str, allocations: list[LiveAllocation]) -> None:
+    """One ``executemany`` of a plain INSERT: ``bulk_create`` spent two thirds of a 1,000-
+    operation batch building model instances and preparing their values one field at a time.
+    The JSON columns still go through their field, which knows each database's encoding."""
+    connection = transaction.get_connection()
+    meta = Allocation._meta
+    groups_field, resource_field = meta.get_field("groups"), meta.get_field("resource")
+    created = meta.get_field("created").get_db_prep_save(timezone.now(), connection)
+    quote = connection.ops.quote_name
+    sql = (
+        f"INSERT INTO {quote(meta.db_table)} "
+        f"({', '.join(quote(meta.get_field(name).column) for name in _INSERT_FIELDS)}) "
+        f"VALUES ({', '.join(['%s'] * len(_INSERT_FIELDS))})"
+    )
+    rows = [
+        (
+            partition, a.key, a.application_id, a.queue_path, a.user,
+            groups_field.get_db_prep_save(list(a.groups), connection),
+            resource_field.get_db_prep_save(dict(a.resource), connection),
+            a.group or "", created,
+        )
+        for a in allocations
+    ]
+    with connection.cursor() as cursor:
+        for start in range(0, len(rows), _BATCH_WRITE):
+            cursor.executemany(sql, rows[start:start + _BATCH_WRITE])
 
 
 def _count(admission: Admission) -> None:
@@ -216,13 +239,23 @@ def allocations_batch(
     valid = [op for op in operations if isinstance(op, Operation)]
     results = iter(engines_get().batch(partition, valid, write=_ledger_write(partition)))
     out: list[BatchResult | AllocationInvalid] = []
+    allowed = released = 0
+    denied: dict[str, int] = {}
     for operation in operations:
         result = next(results) if isinstance(operation, Operation) else operation
-        if isinstance(result, Admission):
-            _count(result)
+        if isinstance(result, Admission) and not result.replayed:
+            if result.allowed:
+                allowed += 1
+            else:
+                denied[result.reason or ""] = denied.get(result.reason or "", 0) + 1
         elif isinstance(result, LiveAllocation):
-            metrics.inc("quotaweb_releases_total")
+            released += 1
         out.append(result)
+    # Counted once per batch: a lock per operation would cost more than the count is worth.
+    metrics.inc("quotaweb_allocations_total", allowed)
+    metrics.inc("quotaweb_releases_total", released)
+    for reason, count in denied.items():
+        metrics.inc("quotaweb_denials_total", count, reason=reason)
     return out
 
 

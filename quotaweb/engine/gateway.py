@@ -11,7 +11,6 @@ remote owner (a Channels worker) can later replace the in-process call.
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -280,7 +279,7 @@ class Gateway:
                     allocation.queue_path, allocation.application_id, allocation.user,
                     allocation.groups, dict(allocation.resource),
                 )
-                slot.live.add(dataclasses.replace(allocation, group=group))
+                slot.live.add(allocation.with_group(group))
                 count += 1
         return count
 
@@ -318,7 +317,7 @@ class Gateway:
             request.queue_path, request.application_id, request.user, request.groups,
             dict(request.resource),
         )
-        allocation = dataclasses.replace(request, group=decision.group)
+        allocation = request.with_group(decision.group)
         if not decision.allowed:
             return Admission(
                 False, allocation, decision.reason, decision.message, decision.headroom

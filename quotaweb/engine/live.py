@@ -31,6 +31,13 @@ class LiveAllocation:
     resource: Mapping[str, int]
     group: str | None = None
 
+    def with_group(self, group: str | None) -> LiveAllocation:
+        # Direct construction: dataclasses.replace costs as much as the engine's check.
+        return LiveAllocation(
+            self.key, self.application_id, self.queue_path, self.user, self.groups,
+            self.resource, group,
+        )
+
     def same_request(self, other: LiveAllocation) -> bool:
         """Whether ``other`` asks for exactly this allocation (a retry, not a new request)."""
         return (

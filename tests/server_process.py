@@ -1,0 +1,103 @@
+"""A quotaweb server in a process of its own, started the way the README starts it
+(``manage.py demo``) on a SQLite file in a given folder: for the crash test and the API
+benchmark, which need a real ASGI server they can kill."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+STARTUP_SECONDS = 60
+# Whatever database and channel layer the caller uses, the server gets its own SQLite file.
+_DROPPED = ("DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE", "DJANGO_ALLOW_ASYNC_UNSAFE")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class ServerProcess:
+    def __init__(self, data_dir: Path, port: int, *, config_yaml: str) -> None:
+        self.port = port
+        self.env = {key: value for key, value in os.environ.items() if key not in _DROPPED}
+        config = data_dir / "queues.yaml"
+        config.write_text(config_yaml, encoding="utf-8")
+        self.env.update({
+            "QUOTAWEB_DATA_DIR": str(data_dir), "QUOTAWEB_DEBUG": "1",
+            "QUOTAWEB_CONFIG": str(config), "QUOTAWEB_LOG_LEVEL": "WARNING",
+        })
+        self.log = (data_dir / "server.log").open("ab")
+        self.process: subprocess.Popen | None = None
+
+    def manage(self, *args: str) -> str:
+        return subprocess.run(
+            [sys.executable, "manage.py", *args], cwd=ROOT, env=self.env, check=True,
+            capture_output=True, text=True, timeout=120,
+        ).stdout
+
+    def token(self, username: str) -> str:
+        """A DRF token for ``username`` (the demo creates ``admin``)."""
+        return self.manage("drf_create_token", username).split()[2]
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "manage.py", "demo", "--port", str(self.port)],
+            cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT,
+        )
+
+    def wait_ready(self) -> None:
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise AssertionError("the server exited while starting; see server.log")
+            try:
+                if self.request("GET", "/healthz")[0] == 200:
+                    return
+            except OSError:
+                pass
+            time.sleep(0.1)
+        raise AssertionError("the server did not become ready")
+
+    def kill(self) -> None:
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(timeout=30)
+
+    def close(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.kill()
+        self.log.close()
+
+    def connection(self) -> http.client.HTTPConnection:
+        return http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+
+    def request(
+        self, method: str, path: str, body: Any = None, token: str = "",
+        connection: http.client.HTTPConnection | None = None,
+    ) -> tuple[int, Any]:
+        """One request (on ``connection`` when given, kept open for the next one)."""
+        own = connection is None
+        connection = connection or self.connection()
+        try:
+            headers = {"Content-Type": "application/json"}
+            if token:
+                headers["Authorization"] = f"Token {token}"
+            connection.request(
+                method, path, json.dumps(body) if body is not None else None, headers
+            )
+            response = connection.getresponse()
+            data = response.read()
+            return response.status, (json.loads(data) if data else None)
+        finally:
+            if own:
+                connection.close()
