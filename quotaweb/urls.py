@@ -8,3 +8,5 @@ urlpatterns = [
     path("", include("quotaweb.api.urls")),
     path("", include("quotaweb.core.urls")),
 ]
+
+handler404 = "quotaweb.core.views.not_found"

@@ -26,3 +26,20 @@ def metrics(request):
     return HttpResponse(
         selectors.metrics_text(), content_type="text/plain; version=0.0.4; charset=utf-8"
     )
+
+
+ERR_NO_ROUTE = "there is no {method} {path} in the API; see /api/docs/"
+
+
+def not_found(request, exception=None):
+    """404 for a URL no route matches: the API's JSON error bodies under /api/ and /ws/v1/
+    (callers parse JSON), the site's page elsewhere."""
+    path = request.path
+    message = ERR_NO_ROUTE.format(method=request.method, path=path)
+    if path.startswith("/ws/v1/"):
+        return JsonResponse(
+            {"status_code": 404, "message": message, "description": message}, status=404
+        )
+    if path.startswith("/api/"):
+        return JsonResponse({"error": "not_found", "message": message, "details": []}, status=404)
+    return render(request, "404.html", {"request_path": path}, status=404)
