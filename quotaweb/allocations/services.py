@@ -40,7 +40,7 @@ _BATCH_WRITE = 500
 
 ERR_NOT_OBJECT = "the body must be a JSON object"
 ERR_REQUIRED = "is required"
-ERR_TEXT = "must be a non-empty string of at most {limit} characters"
+ERR_TEXT = "must be a non-empty string of at most {limit} characters, without NUL"
 ERR_GROUPS = "must be a list of at most {limit} group names (strings)"
 ERR_RESOURCE = (
     "must be an object of at most {limit} resource types, each an integer from 0 to {max} "
@@ -70,7 +70,7 @@ def _text(data: Mapping[str, Any], name: str, errors: list[dict[str, str]], at: 
     if value is None:
         errors.append({"field": at + name, "message": ERR_REQUIRED})
         return ""
-    if type(value) is not str or not value or len(value) > MAX_TEXT:
+    if type(value) is not str or not value or len(value) > MAX_TEXT or "\x00" in value:
         errors.append({"field": at + name, "message": ERR_TEXT.format(limit=MAX_TEXT)})
         return ""
     return value
@@ -94,7 +94,7 @@ def allocation_request(data: Any, *, at: str = "") -> LiveAllocation:
     groups = data.get("groups", [])
     if (
         type(groups) is not list or len(groups) > MAX_GROUPS
-        or any(type(g) is not str or not g or len(g) > MAX_TEXT for g in groups)
+        or any(type(g) is not str or not g or len(g) > MAX_TEXT or "\x00" in g for g in groups)
     ):
         errors.append({"field": at + "groups", "message": ERR_GROUPS.format(limit=MAX_GROUPS)})
         groups = []
@@ -102,7 +102,7 @@ def allocation_request(data: Any, *, at: str = "") -> LiveAllocation:
     if (
         type(resource) is not dict or len(resource) > MAX_RESOURCE_TYPES
         or any(
-            type(kind) is not str or not kind or len(kind) > MAX_TEXT
+            type(kind) is not str or not kind or len(kind) > MAX_TEXT or "\x00" in kind
             or type(value) is not int or not 0 <= value <= MAX_QUANTITY
             for kind, value in resource.items()
         )

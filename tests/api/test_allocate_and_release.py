@@ -96,6 +96,8 @@ def test_releasing_an_application_releases_all_its_allocations(admin_api, capped
         ({"resource": {"memory": 1.5}}, "resource"),
         ({"resource": []}, "resource"),
         ({"queuePath": None}, "queuePath"),
+        ({"applicationId": "app\x00"}, "applicationId"),
+        ({"groups": ["m\x00l"]}, "groups"),
     ],
 )
 def test_bad_bodies_are_400_naming_the_field(admin_api, capped_engines, change, field):

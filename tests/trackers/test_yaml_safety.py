@@ -147,3 +147,14 @@ def test_empty_stream_is_none():
     assert load_document("") is None
     assert load_document("# only a comment\n") is None
     assert load_document("---\n...\n") is None
+
+
+def test_a_nul_escaped_in_a_quoted_string_is_refused_with_its_line():
+    from trackers import validate_config
+    from trackers.config import messages
+
+    text = 'partitions:\n  - name: default\n    queues:\n      - name: "ro\\0ot"\n'
+    assert validate_config(text) == [{
+        "code": "PARSE", "path": "", "field": "",
+        "message": messages.DOCUMENT_NUL.format(line=4),
+    }]

@@ -159,6 +159,10 @@ def _compose(loader: Any, max_depth: int, max_nodes: int, max_aliases: int) -> A
         if cls is scalar_event:
             nodes += 1
             tag = event.tag
+            if "\x00" in event.value:
+                # An escaped \0 in a quoted scalar: no name or quantity needs it, and databases
+                # (PostgreSQL text and jsonb) cannot store it.
+                raise DocumentError(messages.DOCUMENT_NUL.format(line=_line(event)))
             if tag is None:
                 text = event.value
                 value = special.get(text, text) if event.implicit[0] else Quoted(text)

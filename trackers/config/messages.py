@@ -159,6 +159,7 @@ DOCUMENT_TOO_MANY_ALIASES = "the document uses more than {limit} aliases (at lin
 DOCUMENT_RECURSIVE_ALIAS = "alias *{name} refers to itself (at line {line})"
 DOCUMENT_UNKNOWN_ALIAS = "alias *{name} has no anchor before it (at line {line})"
 DOCUMENT_TAG = "tag {tag} is not allowed (at line {line})"
+DOCUMENT_NUL = "text may not hold the NUL character \\0 (at line {line})"
 DOCUMENT_MANY = "the stream holds more than one YAML document (at line {line})"
 DOCUMENT_KEY_NOT_TEXT = "mapping keys must be text, found {found} (at line {line})"
 DOCUMENT_DUPLICATE_KEY = "key {key} appears twice in one mapping (at line {line})"

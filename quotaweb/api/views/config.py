@@ -1,3 +1,613 @@
-from django.urls import path  # noqa: F401
+"""The configuration API under ``/api/v1/`` (``api.md`` section "Configuration").
 
-urlpatterns: list = []
+Every write goes through ``quotaweb.config.services``, the path the browser uses: the whole
+candidate is validated by ``trackers``, stored as a new version and applied to the engines in one
+step, or refused with every error (``details``: the validator's ``{code, path, field, message}``
+dicts, the very ones the browser shows on its fields). Nothing here judges a value itself.
+
+Preconditions: ``If-Match: <version>`` (or ``base_version`` in a JSON body) says which version the
+change was made from. When another version is active by then the answer is 412 with what changed
+since, even when the new content would equal the active one: the client's view of the config is
+stale either way. Without a precondition a change is made from the active version; if another
+write slips in between, that is a 409 conflict with the same details.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from django.urls import path, re_path
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    PolymorphicProxySerializer,
+    extend_schema,
+)
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from quotaweb.api.errors import ApiError
+from quotaweb.api.parsers import (
+    YAML_MAX_BYTES,
+    YAML_PARSERS,
+    CappedJsonParser,
+    body_error,
+    too_large,
+)
+from quotaweb.api.serializers import (
+    AppliedSerializer,
+    ConfigPutSerializer,
+    DryRunSerializer,
+    LimitAnswerSerializer,
+    LimitCreateSerializer,
+    LimitValuesSerializer,
+    LimitWrittenSerializer,
+    QueueAnswerSerializer,
+    QueueCreateSerializer,
+    QueueValuesSerializer,
+    QueueWrittenSerializer,
+    VersionSerializer,
+    VersionWithYamlSerializer,
+    WriteOptionsSerializer,
+    limit_values_and_options,
+    queue_values_and_options,
+)
+from quotaweb.config import edits, selectors, services
+from quotaweb.config.documents import limit_values, queue_values
+from quotaweb.config.models import ConfigVersion
+from trackers.config import normalise_partition_name
+from trackers.config.model import Config, Limit
+from trackers.config.model import Queue as QueueModel
+from trackers.names import WILDCARD
+
+ERR_INVALID = (
+    "the configuration is not valid ({count} problem(s), listed in details); nothing was "
+    "stored or applied"
+)
+ERR_PRECONDITION = (
+    "version {base} is no longer the active configuration: version {active} is; details list "
+    "what changed since, nothing was stored or applied"
+)
+ERR_CONFLICT = (
+    "another change became active while this one was being applied (version {active}); details "
+    "list what it changed, nothing was stored or applied"
+)
+ERR_IF_MATCH = "If-Match must be a configuration version number, like If-Match: 7; got {value!r}"
+ERR_BASE_DISAGREES = (
+    "If-Match names version {header} but base_version is {body}; send one of them"
+)
+ERR_NO_CONFIG = "no configuration has been applied yet"
+ERR_NOTHING_ACTIVE = (
+    "If-Match: * asks for the active configuration, and none has been applied yet; nothing was "
+    "stored or applied"
+)
+ERR_VERSION_NOT_FOUND = "there is no configuration version {number}"
+ERR_AGAINST = "against must be a version number, like ?against=3; got {value!r}"
+ERR_FIRST_VERSION = (
+    "version {number} is the first version: there is no earlier version to compare with; "
+    "name one with ?against="
+)
+ERR_EMPTY_BODY = "send the configuration as YAML, or as JSON {\"yaml\": \"...\"}"
+
+_TRUE = frozenset({"1", "true", "yes", "on"})
+
+
+# -- shared -------------------------------------------------------------------------------------
+
+
+def _translated(exc: Exception) -> Exception:
+    """The config services' refusals as the contract's answers."""
+    if isinstance(exc, services.ConfigRejected):
+        return ApiError(
+            status_code=400, code="invalid", message=ERR_INVALID.format(count=len(exc.errors)),
+            details=exc.errors,
+        )
+    if isinstance(exc, edits.NotFound | selectors.ConfigNotFound | services.VersionNotFound):
+        return ApiError(status_code=404, code="not_found", message=str(exc))
+    if isinstance(exc, edits.EditRefused):
+        return ApiError(status_code=400, code="refused", message=str(exc))
+    return body_error(exc)
+
+
+class ConfigApiView(APIView):
+    parser_classes = [CappedJsonParser]
+
+    def handle_exception(self, exc: Exception) -> Response:
+        return super().handle_exception(_translated(exc))
+
+
+def _not_found(message: str) -> ApiError:
+    return ApiError(status_code=404, code="not_found", message=message)
+
+
+def _bad_request(message: str) -> ApiError:
+    return ApiError(status_code=400, code="bad_request", message=message)
+
+
+def _flag(value: str | None) -> bool:
+    return (value or "").strip().lower() in _TRUE
+
+
+def _validated(serializer_class: type, data: Any) -> dict[str, Any]:
+    serializer = serializer_class(data=data)
+    serializer.is_valid(raise_exception=True)
+    return dict(serializer.validated_data)
+
+
+def _queue_body(serializer_class: type, request: Request) -> tuple[dict, dict]:
+    """``(queue values to change, write options)`` of a queue write's JSON body."""
+    return queue_values_and_options(_validated(serializer_class, request.data))
+
+
+def _limit_body(serializer_class: type, request: Request) -> tuple[dict, dict]:
+    return limit_values_and_options(_validated(serializer_class, request.data))
+
+
+def _is_json(request: Request) -> bool:
+    return request.content_type.split(";")[0].strip().lower() == CappedJsonParser.media_type
+
+
+def _version_number(text: str) -> int:
+    if not text.isdigit():
+        raise _not_found(ERR_VERSION_NOT_FOUND.format(number=text))
+    return int(text)
+
+
+def _if_match(request: Request) -> int | None:
+    """The version named by ``If-Match`` (``7``, ``"7"`` or ``W/"7"``; ``*`` is the active one)."""
+    raw = request.headers.get("If-Match")
+    if raw is None or not raw.strip():
+        return None
+    value = raw.strip()
+    if value == "*":
+        active = selectors.active_version_number()
+        if active is None:
+            raise ApiError(status_code=412, code="precondition_failed", message=ERR_NOTHING_ACTIVE)
+        return active
+    value = value.removeprefix("W/").strip('"')
+    if not value.isdigit():
+        raise _bad_request(ERR_IF_MATCH.format(value=raw))
+    return int(value)
+
+
+def _precondition_failed(*, base: int | None) -> ApiError:
+    moved = selectors.config_moved(base=base)
+    return ApiError(
+        status_code=412, code="precondition_failed",
+        message=ERR_PRECONDITION.format(base=base, active=moved["active"]),
+        details=_changes(moved["changes"]),
+        extra={"base_version": base, "active_version": moved["active"]},
+    )
+
+
+def _changes(views: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    # The change entries of ``selectors.config_changes`` with their one-line label.
+    return [
+        {key: value for key, value in view.items() if key != "fields"} for view in views
+    ]
+
+
+class Precondition:
+    """Which version a write starts from, and whether the client named it."""
+
+    def __init__(self, request: Request, *, body_base: int | None = None) -> None:
+        header = _if_match(request)
+        if header is not None and body_base is not None and header != body_base:
+            raise _bad_request(ERR_BASE_DISAGREES.format(header=header, body=body_base))
+        named = header if header is not None else body_base
+        active = selectors.active_version_number()
+        if named is not None and named != active:
+            raise _precondition_failed(base=named)
+        self.named = named is not None
+        self.base = active
+
+    def write(self, change: Callable[[int | None], ConfigVersion]) -> ConfigVersion:
+        """Run ``change(base_version)``; another version applied meanwhile is 412 (the client
+        named its base) or 409 (it did not)."""
+        try:
+            return change(self.base)
+        except services.ConfigConflict as conflict:
+            status, code, message = (
+                (412, "precondition_failed", ERR_PRECONDITION) if self.named
+                else (409, "conflict", ERR_CONFLICT)
+            )
+            raise ApiError(
+                status_code=status, code=code,
+                message=message.format(base=conflict.base_version, active=conflict.active_version),
+                details=_changes(selectors.conflict_view(conflict.changes)),
+                extra={
+                    "base_version": conflict.base_version,
+                    "active_version": conflict.active_version,
+                },
+            ) from None
+
+
+def _version_json(version: ConfigVersion) -> dict[str, Any]:
+    return dict(VersionSerializer(version).data)
+
+
+def _applied(version: ConfigVersion, **more: Any) -> dict[str, Any]:
+    """A write's answer: the version now active and who is above a limit of it right now."""
+    impact = selectors.config_impact(candidate=services.version_model(version))
+    return {**_version_json(version), "impact": impact, **more}
+
+
+def _active_model() -> tuple[Config, int | None]:
+    current = selectors.active_version()
+    if current is None:
+        return Config(), None
+    return services.version_model(current), current.number
+
+
+def _with_etag(response: Response, version: int | None) -> Response:
+    if version is not None:
+        response["ETag"] = f'"{version}"'
+    return response
+
+
+# -- the whole document -------------------------------------------------------------------------
+
+_DRY_RUN = OpenApiParameter(
+    "dry_run", OpenApiTypes.BOOL, description="validate and report the impact; store nothing"
+)
+_IF_MATCH = OpenApiParameter(
+    "If-Match", OpenApiTypes.STR, location=OpenApiParameter.HEADER,
+    description="the version this change was made from; 412 when it is no longer active",
+)
+
+
+def _dry_run(*, yaml_text: str) -> dict[str, Any]:
+    old, active = _active_model()
+    try:
+        candidate = services.config_validate(yaml_text=yaml_text)
+    except services.ConfigRejected as rejected:
+        return {"dry_run": True, "valid": False, "active_version": active,
+                "details": rejected.errors, "changes": [], "impact": []}
+    return {
+        "dry_run": True, "valid": True, "active_version": active, "details": [],
+        "changes": selectors.config_changes(old=old, new=candidate),
+        "impact": selectors.config_impact(candidate=candidate),
+    }
+
+
+class ConfigView(ConfigApiView):
+    parser_classes = [CappedJsonParser, *YAML_PARSERS]
+
+    @extend_schema(responses=VersionWithYamlSerializer)
+    def get(self, request: Request) -> Response:
+        current = selectors.active_version()
+        if current is None:
+            raise _not_found(ERR_NO_CONFIG)
+        return _with_etag(Response(VersionWithYamlSerializer(current).data), current.number)
+
+    @extend_schema(
+        request={"application/json": ConfigPutSerializer, "application/yaml": OpenApiTypes.STR},
+        parameters=[_DRY_RUN, _IF_MATCH,
+                    OpenApiParameter("comment", OpenApiTypes.STR, description="with a YAML body")],
+        responses=PolymorphicProxySerializer(
+            component_name="ConfigPutAnswer", serializers=[AppliedSerializer, DryRunSerializer],
+            resource_type_field_name=None,
+        ),
+    )
+    def put(self, request: Request) -> Response:
+        data = request.data
+        if not _is_json(request):
+            if not isinstance(data, str):
+                # No body at all (the parsers are not even asked then).
+                raise _bad_request(ERR_EMPTY_BODY)
+            # A YAML body has no room for options: the comment comes in the query.
+            params = request.query_params
+            query = _validated(WriteOptionsSerializer, {
+                key: params[key] for key in ("comment",) if key in params
+            })
+            yaml_text, comment, body_base = data, query.get("comment", ""), None
+        else:
+            body = _validated(ConfigPutSerializer, data)
+            yaml_text, comment = body["yaml"], body.get("comment", "")
+            body_base = body.get("base_version")
+        if len(yaml_text.encode("utf-8", "surrogatepass")) > YAML_MAX_BYTES:
+            raise too_large(YAML_MAX_BYTES)
+        precondition = Precondition(request, body_base=body_base)
+        if _flag(request.query_params.get("dry_run")):
+            return Response(_dry_run(yaml_text=yaml_text))
+        version = precondition.write(lambda base: services.config_apply(
+            yaml_text=yaml_text, author=request.user, comment=comment, base_version=base,
+        ))
+        return _with_etag(Response(_applied(version)), version.number)
+
+
+# -- versions -------------------------------------------------------------------------------------
+
+
+class VersionPages(PageNumberPagination):
+    page_size = 50
+    page_size_query_param = "page_size"
+    max_page_size = 500
+
+
+class VersionsView(ConfigApiView):
+    pagination_class = VersionPages
+
+    @extend_schema(responses=VersionSerializer(many=True))
+    def get(self, request: Request) -> Response:
+        paginator = self.pagination_class()
+        page = paginator.paginate_queryset(selectors.versions_list().defer("yaml"), request, self)
+        return paginator.get_paginated_response(VersionSerializer(page, many=True).data)
+
+
+def _version(number: str) -> ConfigVersion:
+    wanted = _version_number(number)
+    try:
+        return selectors.version_get(number=wanted)
+    except ConfigVersion.DoesNotExist:
+        raise _not_found(ERR_VERSION_NOT_FOUND.format(number=wanted)) from None
+
+
+class VersionView(ConfigApiView):
+    @extend_schema(responses=VersionWithYamlSerializer)
+    def get(self, request: Request, number: str) -> Response:
+        found = _version(number)
+        return Response({
+            **VersionWithYamlSerializer(found).data,
+            "active": found.number == selectors.active_version_number(),
+        })
+
+
+class VersionDiffView(ConfigApiView):
+    @extend_schema(
+        parameters=[OpenApiParameter("against", OpenApiTypes.INT,
+                                     description="the older version; default the one before")],
+        responses=OpenApiResponse(OpenApiTypes.OBJECT,
+                                  description="version, against, unified, changes"),
+    )
+    def get(self, request: Request, number: str) -> Response:
+        new = _version(number)
+        raw = request.query_params.get("against", "").strip()
+        if not raw:
+            if new.number <= 1:
+                raise _bad_request(ERR_FIRST_VERSION.format(number=new.number))
+            raw = str(new.number - 1)
+        if not raw.isdigit():
+            raise _bad_request(ERR_AGAINST.format(value=raw))
+        old = _version(raw)
+        diff = selectors.config_diff(
+            old=old.yaml, new=new.yaml, old_label=f"version {old.number}",
+            new_label=f"version {new.number}",
+        )
+        return Response({
+            "version": new.number, "against": old.number, "unified": diff.unified,
+            "changes": diff.changes,
+        })
+
+
+class RollbackView(ConfigApiView):
+    @extend_schema(request=WriteOptionsSerializer, parameters=[_IF_MATCH],
+                   responses=AppliedSerializer)
+    def post(self, request: Request, number: str) -> Response:
+        body = _validated(WriteOptionsSerializer, request.data)
+        wanted = _version(number).number
+        precondition = Precondition(request, body_base=body.get("base_version"))
+        version = precondition.write(lambda base: services.config_rollback(
+            version=wanted, author=request.user, comment=body.get("comment", ""),
+            base_version=base,
+        ))
+        return _with_etag(Response(_applied(version)), version.number)
+
+
+# -- queues and their limit entries ---------------------------------------------------------------
+
+
+def _limit_json(limit: Limit, index: int) -> dict[str, Any]:
+    return {"index": index, **limit_values(limit)}
+
+
+def _queue_json(partition: str, queue: QueueModel) -> dict[str, Any]:
+    return {
+        "partition": partition,
+        "path": queue.path,
+        **queue_values(queue),
+        "children": [child.path for child in queue.children],
+        "limits": [_limit_json(limit, index) for index, limit in enumerate(queue.limits)],
+    }
+
+
+def _queue(config: Config, partition: str, queue_path: str) -> tuple[str, QueueModel]:
+    """``(partition name, queue)`` of ``config``; 404 (``ConfigNotFound``) when missing."""
+    detail = selectors.queue_detail(config=config, partition=partition, queue_path=queue_path)
+    return detail["partition"], detail["queue"]
+
+
+def _limit_index(queue: QueueModel, raw: str) -> int:
+    if not raw.isdigit() or int(raw) >= len(queue.limits):
+        raise _not_found(edits.ERR_LIMIT_NOT_FOUND.format(path=queue.path, index=raw))
+    return int(raw)
+
+
+def _default_position(queue: QueueModel, values: Mapping[str, Any]) -> int | None:
+    """Where a new entry goes when the client does not say: before the first wildcard entry
+    (a wildcard must come after the named entries), as the browser's form proposes."""
+    if WILDCARD in values.get("users", ()) or WILDCARD in values.get("groups", ()):
+        return None
+    return next(
+        (index for index, limit in enumerate(queue.limits)
+         if WILDCARD in limit.users or WILDCARD in limit.groups),
+        None,
+    )
+
+
+def _write_options(options: Mapping[str, Any]) -> tuple[str, int | None]:
+    return options.get("comment", ""), options.get("base_version")
+
+
+
+
+class QueuesView(ConfigApiView):
+    @extend_schema(operation_id="api_v1_partitions_queues_list",
+                   responses=QueueAnswerSerializer(many=True))
+    def get(self, request: Request, partition: str) -> Response:
+        config, version = _active_model()
+        found = config.partition(normalise_partition_name(partition))
+        if found is None:
+            raise _not_found(edits.ERR_PARTITION_NOT_FOUND.format(partition=partition))
+        queues = [_queue_json(found.name, queue) for queue in found.queues()]
+        return _with_etag(Response(queues), version)
+
+    @extend_schema(request=QueueCreateSerializer, parameters=[_IF_MATCH],
+                   responses={201: QueueWrittenSerializer})
+    def post(self, request: Request, partition: str) -> Response:
+        values, options = _queue_body(QueueCreateSerializer, request)
+        comment, body_base = _write_options(options)
+        parent = options.get("parent") or "root"
+        precondition = Precondition(request, body_base=body_base)
+        version = precondition.write(lambda base: services.queue_create(
+            partition=partition, parent_path=parent, values=values,
+            position=options.get("position"), author=request.user, comment=comment,
+            base_version=base,
+        ))
+        name, queue = _queue(
+            services.version_model(version), partition, f"{parent}.{values['name']}"
+        )
+        return _with_etag(
+            Response(_applied(version, queue=_queue_json(name, queue)), status=201),
+            version.number,
+        )
+
+
+class QueueView(ConfigApiView):
+    @extend_schema(responses=QueueAnswerSerializer)
+    def get(self, request: Request, partition: str, queue_path: str) -> Response:
+        config, version = _active_model()
+        name, queue = _queue(config, partition, queue_path)
+        return _with_etag(Response(_queue_json(name, queue)), version)
+
+    @extend_schema(request=QueueValuesSerializer, parameters=[_IF_MATCH],
+                   responses=QueueWrittenSerializer)
+    def patch(self, request: Request, partition: str, queue_path: str) -> Response:
+        values, options = _queue_body(QueueValuesSerializer, request)
+        comment, body_base = _write_options(options)
+        precondition = Precondition(request, body_base=body_base)
+        version = precondition.write(lambda base: services.queue_update(
+            partition=partition, queue_path=queue_path, values=values, author=request.user,
+            comment=comment, base_version=base,
+        ))
+        # A rename moves the queue: answer it at its new path.
+        new_path = queue_path
+        if "name" in values:
+            new_path = f"{queue_path.rpartition('.')[0]}.{values['name']}".lstrip(".")
+        name, queue = _queue(services.version_model(version), partition, new_path)
+        return _with_etag(
+            Response(_applied(version, queue=_queue_json(name, queue))), version.number
+        )
+
+    @extend_schema(request=WriteOptionsSerializer, parameters=[_IF_MATCH],
+                   responses=AppliedSerializer)
+    def delete(self, request: Request, partition: str, queue_path: str) -> Response:
+        comment, body_base = _write_options(_validated(WriteOptionsSerializer, request.data))
+        precondition = Precondition(request, body_base=body_base)
+        version = precondition.write(lambda base: services.queue_delete(
+            partition=partition, queue_path=queue_path, author=request.user, comment=comment,
+            base_version=base,
+        ))
+        return _with_etag(Response(_applied(version)), version.number)
+
+
+class LimitsView(ConfigApiView):
+    @extend_schema(operation_id="api_v1_partitions_queues_limits_list",
+                   responses=LimitAnswerSerializer(many=True))
+    def get(self, request: Request, partition: str, queue_path: str) -> Response:
+        config, version = _active_model()
+        _, queue = _queue(config, partition, queue_path)
+        limits = [_limit_json(limit, index) for index, limit in enumerate(queue.limits)]
+        return _with_etag(Response(limits), version)
+
+    @extend_schema(request=LimitCreateSerializer, parameters=[_IF_MATCH],
+                   responses={201: LimitWrittenSerializer})
+    def post(self, request: Request, partition: str, queue_path: str) -> Response:
+        values, options = _limit_body(LimitCreateSerializer, request)
+        comment, body_base = _write_options(options)
+        precondition = Precondition(request, body_base=body_base)
+        config, _ = _active_model()
+        _, queue = _queue(config, partition, queue_path)
+        position = options.get("position")
+        if position is None:
+            position = _default_position(queue, values)
+        version = precondition.write(lambda base: services.limit_create(
+            partition=partition, queue_path=queue_path, values=values, position=position,
+            author=request.user, comment=comment, base_version=base,
+        ))
+        _, queue = _queue(services.version_model(version), partition, queue_path)
+        index = len(queue.limits) - 1 if position is None else min(position, len(queue.limits) - 1)
+        return _with_etag(
+            Response(_applied(version, limit=_limit_json(queue.limits[index], index)), status=201),
+            version.number,
+        )
+
+
+class LimitView(ConfigApiView):
+    @extend_schema(responses=LimitAnswerSerializer)
+    def get(self, request: Request, partition: str, queue_path: str, index: str) -> Response:
+        config, version = _active_model()
+        _, queue = _queue(config, partition, queue_path)
+        at = _limit_index(queue, index)
+        return _with_etag(Response(_limit_json(queue.limits[at], at)), version)
+
+    @extend_schema(request=LimitValuesSerializer, parameters=[_IF_MATCH],
+                   responses=LimitWrittenSerializer)
+    def patch(self, request: Request, partition: str, queue_path: str, index: str) -> Response:
+        values, options = _limit_body(LimitValuesSerializer, request)
+        comment, body_base = _write_options(options)
+        precondition = Precondition(request, body_base=body_base)
+        at = _limit_index(_queue(_active_model()[0], partition, queue_path)[1], index)
+        version = precondition.write(lambda base: services.limit_update(
+            partition=partition, queue_path=queue_path, index=at, values=values,
+            author=request.user, comment=comment, base_version=base,
+        ))
+        _, queue = _queue(services.version_model(version), partition, queue_path)
+        return _with_etag(
+            Response(_applied(version, limit=_limit_json(queue.limits[at], at))), version.number
+        )
+
+    @extend_schema(request=WriteOptionsSerializer, parameters=[_IF_MATCH],
+                   responses=AppliedSerializer)
+    def delete(self, request: Request, partition: str, queue_path: str, index: str) -> Response:
+        comment, body_base = _write_options(_validated(WriteOptionsSerializer, request.data))
+        precondition = Precondition(request, body_base=body_base)
+        at = _limit_index(_queue(_active_model()[0], partition, queue_path)[1], index)
+        version = precondition.write(lambda base: services.limit_delete(
+            partition=partition, queue_path=queue_path, index=at, author=request.user,
+            comment=comment, base_version=base,
+        ))
+        return _with_etag(Response(_applied(version)), version.number)
+
+
+# The contract's spelling first (what the schema shows), then the same views with or without a
+# trailing slash, left out of the schema: a PUT or PATCH that Django's APPEND_SLASH redirected
+# would lose its body. Path segments are checked in the views, so a bad one is a JSON 404, not the
+# site's page. A queue path may hold "/" (queue names may), hence ``path:`` and the lazy ``.+?``.
+_Q = "partitions/<str:partition>/queues/<path:queue_path>"
+_P_RE = r"partitions/(?P<partition>[^/]+)/queues"
+_Q_RE = _P_RE + r"/(?P<queue_path>.+?)"
+
+_ROUTES: list[tuple[str, str, type[APIView], str]] = [
+    ("config", r"config", ConfigView, "api-config"),
+    ("config/versions", r"config/versions", VersionsView, "api-config-versions"),
+    ("config/versions/<str:number>", r"config/versions/(?P<number>[^/]+)", VersionView,
+     "api-config-version"),
+    ("config/versions/<str:number>/diff", r"config/versions/(?P<number>[^/]+)/diff",
+     VersionDiffView, "api-config-version-diff"),
+    ("config/versions/<str:number>/rollback", r"config/versions/(?P<number>[^/]+)/rollback",
+     RollbackView, "api-config-version-rollback"),
+    (f"{_Q}/limits/<str:index>/", rf"{_Q_RE}/limits/(?P<index>[^/]+)", LimitView, "api-limit"),
+    (f"{_Q}/limits/", rf"{_Q_RE}/limits", LimitsView, "api-limits"),
+    ("partitions/<str:partition>/queues/", _P_RE, QueuesView, "api-queues"),
+    (f"{_Q}/", _Q_RE, QueueView, "api-queue"),
+]
+
+urlpatterns = [
+    *(path(route, view.as_view(), name=name) for route, _, view, name in _ROUTES),
+    *(re_path(rf"^{regex}/?$", view.as_view(schema=None)) for _, regex, view, _ in _ROUTES),
+]
