@@ -102,7 +102,9 @@ else:
     _database = {
         "ENGINE": "django.db.backends.sqlite3",
         "NAME": DATA_DIR / "quotaweb.sqlite3",
-        "CONN_MAX_AGE": env_int("QUOTAWEB_DB_CONN_MAX_AGE", 0, minimum=0),
+        # Kept between requests by the server's request threads (see quotaweb.asgi).
+        "CONN_MAX_AGE": env_int("QUOTAWEB_DB_CONN_MAX_AGE", 300, minimum=0),
+        "CONN_HEALTH_CHECKS": True,
         # WAL: readers (the pages) never wait for the writer, and a commit is one append to the
         # log; synchronous=FULL keeps every commit on disk before it returns (the ledger's rule).
         "OPTIONS": {
@@ -157,7 +159,7 @@ WHITENOISE_USE_FINDERS = True
 # The API (DRF). Tokens first, so a caller without credentials gets 401 with a Token challenge.
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "quotaweb.api.authentication.CachedTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["quotaweb.api.permissions.ViewerReadsAdminWrites"],
@@ -179,6 +181,9 @@ SPECTACULAR_SETTINGS = {
 QUOTAWEB_PUBLIC_READ = env_bool("QUOTAWEB_PUBLIC_READ", False)
 # A whole configuration may be 8 MiB of YAML (trackers' own cap) and a batch 10,000 operations.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 16 * 1024 * 1024
+
+# Threads that run HTTP requests' Django code (views, middleware) under the ASGI server.
+QUOTAWEB_HTTP_THREADS = env_int("QUOTAWEB_HTTP_THREADS", 4, minimum=1)
 
 # The product.
 QUOTAWEB_PRODUCT_NAME = "quotaweb"

@@ -38,8 +38,11 @@ def pytest_report_header(config):
 
 @pytest.fixture(autouse=True)
 def _no_engines_between_tests():
+    from quotaweb.api.authentication import token_cache_clear
     from quotaweb.engine.gateway import engines_reset
 
+    # Token keys are random, but a test that deletes a token must not find it remembered.
+    token_cache_clear()
     engines_reset()
     yield
     engines_reset()

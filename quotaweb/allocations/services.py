@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from django.db import transaction
@@ -65,15 +65,25 @@ class AllocationInvalid(ValueError):
 # -- reading requests ------------------------------------------------------------------------------
 
 
-def _text(data: Mapping[str, Any], name: str, errors: list[dict[str, str]], at: str) -> str:
-    value = data.get(name)
-    if value is None:
-        errors.append({"field": at + name, "message": ERR_REQUIRED})
-        return ""
-    if type(value) is not str or not value or len(value) > MAX_TEXT or "\x00" in value:
-        errors.append({"field": at + name, "message": ERR_TEXT.format(limit=MAX_TEXT)})
-        return ""
-    return value
+def _is_text(value: Any, limit: int = MAX_TEXT) -> bool:
+    return type(value) is str and 0 < len(value) <= limit and "\x00" not in value
+
+
+def _groups_ok(groups: Any) -> bool:
+    return type(groups) is list and len(groups) <= MAX_GROUPS and all(
+        _is_text(group) for group in groups
+    )
+
+
+def _resource_ok(resource: Any) -> bool:
+    return type(resource) is dict and len(resource) <= MAX_RESOURCE_TYPES and all(
+        _is_text(kind) and type(value) is int and 0 <= value <= MAX_QUANTITY
+        for kind, value in resource.items()
+    )
+
+
+_TEXT_FIELDS = (("allocationKey", MAX_TEXT), ("applicationId", MAX_TEXT),
+                ("queuePath", 1024), ("user", MAX_TEXT))
 
 
 def allocation_request(data: Any, *, at: str = "") -> LiveAllocation:
@@ -82,39 +92,36 @@ def allocation_request(data: Any, *, at: str = "") -> LiveAllocation:
 
     Written by hand rather than with a serializer: a batch reads 10,000 of these per request.
     """
+    if type(data) is dict:
+        key, application = data.get("allocationKey"), data.get("applicationId")
+        queue_path, user = data.get("queuePath"), data.get("user")
+        groups, resource = data.get("groups", []), data.get("resource")
+        if (
+            _is_text(key) and _is_text(application) and _is_text(queue_path, 1024)
+            and _is_text(user) and _groups_ok(groups) and _resource_ok(resource)
+        ):
+            return LiveAllocation(key, application, queue_path, user, tuple(groups), resource)
+    raise AllocationInvalid(_request_errors(data, at))
+
+
+def _request_errors(data: Any, at: str) -> list[dict[str, str]]:
+    """Every reason ``allocation_request`` refused ``data``, field by field."""
     if not isinstance(data, dict):
-        raise AllocationInvalid([{"field": at.rstrip(".") or "body", "message": ERR_NOT_OBJECT}])
-    errors: list[dict[str, str]] = []
-    key = _text(data, "allocationKey", errors, at)
-    application = _text(data, "applicationId", errors, at)
-    queue_path = data.get("queuePath")
-    if type(queue_path) is not str or not queue_path or len(queue_path) > 1024:
-        errors.append({"field": at + "queuePath", "message": ERR_TEXT.format(limit=1024)})
-    user = _text(data, "user", errors, at)
-    groups = data.get("groups", [])
-    if (
-        type(groups) is not list or len(groups) > MAX_GROUPS
-        or any(type(g) is not str or not g or len(g) > MAX_TEXT or "\x00" in g for g in groups)
-    ):
+        return [{"field": at.rstrip(".") or "body", "message": ERR_NOT_OBJECT}]
+    errors = []
+    for name, limit in _TEXT_FIELDS:
+        if name not in data or data[name] is None:
+            errors.append({"field": at + name, "message": ERR_REQUIRED})
+        elif not _is_text(data[name], limit):
+            errors.append({"field": at + name, "message": ERR_TEXT.format(limit=limit)})
+    if not _groups_ok(data.get("groups", [])):
         errors.append({"field": at + "groups", "message": ERR_GROUPS.format(limit=MAX_GROUPS)})
-        groups = []
-    resource = data.get("resource")
-    if (
-        type(resource) is not dict or len(resource) > MAX_RESOURCE_TYPES
-        or any(
-            type(kind) is not str or not kind or len(kind) > MAX_TEXT or "\x00" in kind
-            or type(value) is not int or not 0 <= value <= MAX_QUANTITY
-            for kind, value in resource.items()
-        )
-    ):
+    if "resource" not in data:
+        errors.append({"field": at + "resource", "message": ERR_REQUIRED})
+    elif not _resource_ok(data["resource"]):
         errors.append({"field": at + "resource", "message": ERR_RESOURCE.format(
             limit=MAX_RESOURCE_TYPES, max=MAX_QUANTITY)})
-    if errors:
-        raise AllocationInvalid(errors)
-    return LiveAllocation(
-        key=key, application_id=application, queue_path=queue_path, user=user,
-        groups=tuple(groups), resource=resource,
-    )
+    return errors
 
 
 def batch_request(data: Any) -> list[Operation | AllocationInvalid]:
@@ -133,10 +140,10 @@ def batch_request(data: Any) -> list[Operation | AllocationInvalid]:
             if op == "allocate":
                 out.append(Operation("allocate", allocation_request(item, at=at)))
             elif op == "release":
-                errors: list[dict[str, str]] = []
-                key = _text(item, "allocationKey", errors, at)
-                if errors:
-                    raise AllocationInvalid(errors)
+                key = item.get("allocationKey")
+                if not _is_text(key):
+                    message = ERR_TEXT.format(limit=MAX_TEXT)
+                    raise AllocationInvalid([{"field": at + "allocationKey", "message": message}])
                 out.append(Operation("release", key=key))
             else:
                 raise AllocationInvalid([{"field": at + "op", "message": ERR_OP}])
@@ -181,15 +188,27 @@ def _ledger_insert(partition: str, allocations: list[LiveAllocation]) -> None:
         f"({', '.join(quote(meta.get_field(name).column) for name in _INSERT_FIELDS)}) "
         f"VALUES ({', '.join(['%s'] * len(_INSERT_FIELDS))})"
     )
-    rows = [
-        (
-            partition, a.key, a.application_id, a.queue_path, a.user,
-            groups_field.get_db_prep_save(list(a.groups), connection),
-            resource_field.get_db_prep_save(dict(a.resource), connection),
+    # A scheduler sends the same few group lists and request shapes over and over: each
+    # distinct one is encoded once per write.
+    groups_seen: dict[tuple[str, ...], Any] = {}
+    resources_seen: dict[tuple, Any] = {}
+    rows = []
+    for a in allocations:
+        groups = groups_seen.get(a.groups)
+        if groups is None:
+            groups = groups_seen[a.groups] = groups_field.get_db_prep_save(
+                list(a.groups), connection
+            )
+        shape = tuple(a.resource.items())
+        resource = resources_seen.get(shape)
+        if resource is None:
+            resource = resources_seen[shape] = resource_field.get_db_prep_save(
+                dict(a.resource), connection
+            )
+        rows.append((
+            partition, a.key, a.application_id, a.queue_path, a.user, groups, resource,
             a.group or "", created,
-        )
-        for a in allocations
-    ]
+        ))
     with connection.cursor() as cursor:
         for start in range(0, len(rows), _BATCH_WRITE):
             cursor.executemany(sql, rows[start:start + _BATCH_WRITE])

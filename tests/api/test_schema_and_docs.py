@@ -37,3 +37,11 @@ def test_the_docs_page_renders_every_operation_without_outside_scripts(client):
     assert response.status_code == 200
     assert 'data-operation="POST /api/v1/partitions/{partition}/allocations"' in html
     assert "cdn" not in html.lower()
+
+
+def test_the_schema_is_valid_openapi_without_warnings(tmp_path):
+    from django.core.management import call_command
+
+    out = tmp_path / "schema.yaml"
+    call_command("spectacular", "--validate", "--fail-on-warn", "--file", str(out))
+    assert "openapi: 3.0" in out.read_text()
