@@ -85,16 +85,17 @@ class ServerProcess:
         self, method: str, path: str, body: Any = None, token: str = "",
         connection: http.client.HTTPConnection | None = None,
     ) -> tuple[int, Any]:
-        """One request (on ``connection`` when given, kept open for the next one)."""
+        """One request (on ``connection`` when given, kept open for the next one); ``body`` is
+        sent as JSON, or as it is when already encoded."""
         own = connection is None
         connection = connection or self.connection()
         try:
             headers = {"Content-Type": "application/json"}
             if token:
                 headers["Authorization"] = f"Token {token}"
-            connection.request(
-                method, path, json.dumps(body) if body is not None else None, headers
-            )
+            if body is not None and not isinstance(body, bytes):
+                body = json.dumps(body).encode()
+            connection.request(method, path, body, headers)
             response = connection.getresponse()
             data = response.read()
             return response.status, (json.loads(data) if data else None)
