@@ -11,7 +11,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from django.core.exceptions import PermissionDenied
+from django.conf import settings
+from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.http import Http404
 from rest_framework import exceptions, status
 from rest_framework.response import Response
@@ -20,6 +21,7 @@ from rest_framework.views import exception_handler
 logger = logging.getLogger(__name__)
 
 ERR_INTERNAL = "the server failed to answer this request; nothing of it was applied"
+ERR_TOO_LARGE = "the request body is over {limit} bytes; nothing was read or changed"
 
 # DRF exception classes -> the contract's error codes.
 _CODES = {
@@ -77,7 +79,13 @@ def _message_of(detail: Any) -> tuple[str, list[Any]]:
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
     request = context.get("request")
     yunikorn = request is not None and request.path.startswith("/ws/v1/")
-    if isinstance(exc, Http404):
+    if isinstance(exc, RequestDataTooBig):
+        # Django's own cap, met before a parser could answer (a form body read for CSRF).
+        exc = ApiError(
+            status_code=413, code="too_large",
+            message=ERR_TOO_LARGE.format(limit=settings.DATA_UPLOAD_MAX_MEMORY_SIZE),
+        )
+    elif isinstance(exc, Http404):
         exc = exceptions.NotFound(str(exc) or "not found")
     elif isinstance(exc, PermissionDenied):
         exc = exceptions.PermissionDenied(str(exc) or "forbidden")

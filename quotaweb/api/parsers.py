@@ -16,10 +16,9 @@ from django.core.exceptions import RequestDataTooBig
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import BaseParser
 
-from quotaweb.api.errors import ApiError
+from quotaweb.api.errors import ERR_TOO_LARGE, ApiError
 from trackers.config.loader import MAX_BYTES
 
-ERR_TOO_LARGE = "the request body is over {limit} bytes; nothing was read or changed"
 ERR_NOT_UTF8 = "the request body is not UTF-8 text"
 ERR_JSON = "the request body is not valid JSON: {reason}"
 ERR_JSON_DEPTH = "the request body is not valid JSON: it is nested too deeply"

@@ -79,3 +79,18 @@ def test_a_failed_ledger_write_undoes_the_whole_batch_in_the_engine(
     assert capped_engines.users_usage("default") == before
     assert set(ledger()) == {"kept"}
     assert capped_engines.live_count("default") == 1
+
+
+def test_a_body_over_the_size_cap_is_413_and_changes_nothing(admin_api, capped_engines):
+    from quotaweb.api.parsers import json_max_bytes
+
+    key = "k" * 200
+    operation = '{"op":"release","allocationKey":"' + key + '"}'
+    count = json_max_bytes() // len(operation) + 1
+    response = admin_api.post(
+        BATCH, '{"operations": [' + ",".join([operation] * count) + "]}",
+        content_type="application/json",
+    )
+    assert response.status_code == 413
+    assert response.json()["error"] == "too_large"
+    assert ledger() == {}
