@@ -1,3 +1,9 @@
-"""Websocket routes. Empty for now; the live usage consumers add theirs here."""
+"""Websocket routes: the live usage socket of each partition."""
 
-websocket_urlpatterns: list = []
+from django.urls import path
+
+from quotaweb.usage.consumers import UsageConsumer
+
+websocket_urlpatterns = [
+    path("ws/usage/<str:partition>/", UsageConsumer.as_asgi()),
+]

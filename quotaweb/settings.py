@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "quotaweb.accounts",
     "quotaweb.allocations",
     "quotaweb.api",
+    "quotaweb.usage",
 ]
 
 MIDDLEWARE = [

@@ -373,6 +373,16 @@ class Gateway:
         with self.engine(partition) as engine:
             return engine.groups_usage()
 
+    def seq(self, partition: str) -> int:
+        """The partition engine's change counter (see ``changes_since``)."""
+        with self.engine(partition) as engine:
+            return engine.seq
+
+    def changes_since(self, partition: str, seq: int):
+        """Users, groups and queues changed after ``seq`` (``trackers.Changes``)."""
+        with self.engine(partition) as engine:
+            return engine.changes_since(seq)
+
     def user_usage(self, partition: str, name: str) -> dict | None:
         """One user object (None when the user has no tracker)."""
         with self.engine(partition) as engine:

@@ -1,0 +1,150 @@
+"""The broadcaster: turns the engines' change logs into coalesced updates for live sockets.
+
+One per process that serves sockets (and owns the engines). Every ``INTERVAL`` it reads, per
+partition that someone watches, what changed since its last look (the engine's change log and
+the events feed), builds only the changed users, groups and queue nodes of each watched scope,
+and sends one ``update`` per scope through the channel layer to that scope's group. So a scope
+gets at most one update per interval, within one interval (plus the build) of the change, and
+the work follows what changed, not the number of users.
+
+Each scope numbers its messages (``seq``). A snapshot carries the number of the last update
+built before it, under the same per-partition lock as the updates, so a client that applies
+updates numbered exactly one above what it has never misses or double-applies a change; a gap
+means it lost something and asks for a resync. After a config switch (the change log says
+``reset``) every watched scope gets a fresh snapshot instead of an update.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import Counter
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from channels.layers import get_channel_layer
+
+from quotaweb.usage import selectors
+from quotaweb.usage.scopes import Scope
+
+logger = logging.getLogger(__name__)
+
+INTERVAL = 0.2
+
+
+def _in_thread(function, /, **kwargs):
+    # Engine reads hold a partition lock and may take milliseconds: never in the event loop.
+    return sync_to_async(function, thread_sensitive=False)(**kwargs)
+
+
+class Broadcaster:
+    def __init__(self) -> None:
+        self._watched: Counter[tuple[str, Scope]] = Counter()
+        self._seq: dict[tuple[str, Scope], int] = {}
+        self._marks: dict[str, tuple[int, int]] = {}  # partition -> (engine seq, events seq)
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._task: asyncio.Task | None = None
+
+    # -- sockets come and go ------------------------------------------------------------------
+
+    async def watch(self, partition: str, scope: Scope) -> tuple[int, Any]:
+        """Start sending ``scope``'s updates; answers its snapshot ``(seq, data)``."""
+        async with self._lock(partition):
+            if partition not in self._marks:
+                delta = await _in_thread(
+                    selectors.partition_delta, partition=partition, engine_seq=-1, events_seq=0
+                )
+                self._marks[partition] = (delta.engine_seq, delta.events_seq)
+            self._watched[(partition, scope)] += 1
+            # After counting the scope: the loop stops by itself when nothing is watched.
+            self._ensure_running()
+            return await self._snapshot(partition, scope)
+
+    async def snapshot(self, partition: str, scope: Scope) -> tuple[int, Any]:
+        async with self._lock(partition):
+            return await self._snapshot(partition, scope)
+
+    def unwatch(self, partition: str, scope: Scope) -> None:
+        key = (partition, scope)
+        self._watched[key] -= 1
+        if self._watched[key] <= 0:
+            del self._watched[key]
+            if not any(p == partition for p, _ in self._watched):
+                self._marks.pop(partition, None)
+
+    async def _snapshot(self, partition: str, scope: Scope) -> tuple[int, Any]:
+        data = await _in_thread(selectors.scope_snapshot, partition=partition, scope=scope)
+        return self._seq.get((partition, scope), 0), data
+
+    def _lock(self, partition: str) -> asyncio.Lock:
+        return self._locks.setdefault(partition, asyncio.Lock())
+
+    def _ensure_running(self) -> None:
+        if self._task is None or self._task.done():
+            self._task = asyncio.get_running_loop().create_task(self._run())
+
+    # -- the loop ------------------------------------------------------------------------------
+
+    async def _run(self) -> None:
+        while self._watched:
+            await asyncio.sleep(INTERVAL)
+            try:
+                await self.tick()
+            except Exception:
+                # A failed tick (an engine being replaced, say) must not stop live updates.
+                logger.exception("live usage broadcast failed; retrying next tick")
+        self._task = None
+
+    async def tick(self) -> None:
+        layer = get_channel_layer()
+        for partition in sorted({p for p, _ in self._watched}):
+            async with self._lock(partition):
+                await self._partition_tick(layer, partition)
+
+    async def _partition_tick(self, layer, partition: str) -> None:
+        if partition not in self._marks:
+            return
+        engine_seq, events_seq = self._marks[partition]
+        delta = await _in_thread(
+            selectors.partition_delta, partition=partition, engine_seq=engine_seq,
+            events_seq=events_seq,
+        )
+        self._marks[partition] = (delta.engine_seq, delta.events_seq)
+        for key in [key for key in self._watched if key[0] == partition]:
+            scope = key[1]
+            if delta.reset and scope.kind != "events":
+                data = await _in_thread(selectors.scope_snapshot, partition=partition, scope=scope)
+                message = {"type": "snapshot", "scope": scope.text, "data": data}
+            else:
+                update = await _in_thread(
+                    selectors.scope_update, partition=partition, scope=scope, delta=delta
+                )
+                if update is None:
+                    continue
+                changed, removed = update
+                message = {"type": "update", "scope": scope.text, "changed": changed,
+                           "removed": removed}
+            seq = self._seq[key] = self._seq.get(key, 0) + 1
+            message["seq"] = seq
+            await layer.group_send(
+                scope.group_name(partition), {"type": "usage.message", "message": message}
+            )
+
+
+_broadcaster: Broadcaster | None = None
+
+
+def broadcaster_get() -> Broadcaster:
+    """This process's broadcaster, made on first use (by the first socket that subscribes)."""
+    global _broadcaster
+    if _broadcaster is None:
+        _broadcaster = Broadcaster()
+    return _broadcaster
+
+
+def broadcaster_reset() -> None:
+    """Forget the broadcaster (tests: each gets a fresh one, on its own event loop)."""
+    global _broadcaster
+    if _broadcaster is not None and _broadcaster._task is not None:
+        _broadcaster._task.cancel()
+    _broadcaster = None
