@@ -51,6 +51,7 @@ INSTALLED_APPS = [
     "quotaweb.allocations",
     "quotaweb.api",
     "quotaweb.usage",
+    "quotaweb.teams",
 ]
 
 MIDDLEWARE = [
@@ -185,6 +186,9 @@ SPECTACULAR_SETTINGS = {
 QUOTAWEB_PUBLIC_READ = env_bool("QUOTAWEB_PUBLIC_READ", False)
 # A whole configuration may be 8 MiB of YAML (trackers' own cap) and a batch 10,000 operations.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 16 * 1024 * 1024
+
+# How often a live socket checks that its login, API token or team link is still valid.
+QUOTAWEB_SOCKET_RECHECK_SECONDS = env_int("QUOTAWEB_SOCKET_RECHECK_SECONDS", 30, minimum=1)
 
 # Threads that run HTTP requests' Django code (views, middleware) under the ASGI server.
 QUOTAWEB_HTTP_THREADS = env_int("QUOTAWEB_HTTP_THREADS", 4, minimum=1)

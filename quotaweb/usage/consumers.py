@@ -1,21 +1,30 @@
 """The live usage socket, ``/ws/usage/{partition}/`` (``api.md``, "Live usage websocket").
 
-Authenticated by the session cookie or ``?token=<API token>``; anyone who may read the pages may
-subscribe to every scope. A bad message gets an ``error`` and the socket stays open. Updates come
-from the broadcaster through the channel layer; the consumer only relays them.
+Authenticated by the session cookie or ``?token=``: an API token, or a team-dashboard link token,
+which reads only its team's scope in its partition. Anyone who may read the pages may subscribe
+to every scope. Every ``RECHECK`` seconds the socket checks its credentials again; a revoked
+link, a deleted token or a deactivated account closes it. A bad message gets an ``error`` and the
+socket stays open. Updates come from the broadcaster through the channel layer; the consumer only
+relays them.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs
 
 from asgiref.sync import sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.conf import settings
 
 from quotaweb.accounts.roles import is_viewer
 from quotaweb.engine.gateway import EngineNotLoaded, engines_get
+from quotaweb.teams.models import TeamLink
+from quotaweb.teams.selectors import team_link_active
 from quotaweb.usage.broadcaster import broadcaster_get
 from quotaweb.usage.scopes import Scope, ScopeInvalid, scope_parse
 
@@ -24,27 +33,55 @@ ERR_TYPE = "unknown message type {type!r}: use subscribe, unsubscribe, resync or
 ERR_NOT_SUBSCRIBED = "not subscribed to {scope}; subscribe first"
 ERR_PARTITION = "partition {partition!r} is not configured"
 ERR_STARTING = "the quota engines are still starting; reconnect in a moment"
+ERR_LINK_SCOPE = "this team link shows only {scope} in partition {partition}"
+ERR_REVOKED = "your access ended (the link was revoked, or the token or account removed)"
 MAX_SCOPES = 64
 ERR_TOO_MANY = f"at most {MAX_SCOPES} subscriptions per socket"
 
 # Close codes (4000-4999 are the application's): the page tells people what happened.
 CLOSE_UNAUTHENTICATED = 4401
+CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
 CLOSE_STARTING = 4503
 
 
+@dataclass(frozen=True)
+class Principal:
+    """Who holds the socket: an account (by session or API token), or a team link."""
+
+    user_id: int | None = None
+    token: str = ""
+    link: TeamLink | None = None
+
+
 @sync_to_async
-def _user_for(scope: dict[str, Any]) -> Any:
-    """The session's user, or the owner of ``?token=`` (an API token)."""
+def _principal_for(scope: dict[str, Any]) -> Principal | None:
     from rest_framework.authtoken.models import Token
 
     query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
     key = (query.get("token") or [""])[0]
     if key:
         token = Token.objects.select_related("user").filter(key=key).first()
-        return token.user if token is not None else None
+        if token is not None:
+            return Principal(token.user_id, key) if is_viewer(token.user) else None
+        link = team_link_active(token=key)
+        return Principal(token=key, link=link) if link is not None else None
     user = scope.get("user")
-    return user if user is not None and user.is_authenticated else None
+    if user is not None and user.is_authenticated and is_viewer(user):
+        return Principal(user.pk)
+    return None
+
+
+@sync_to_async
+def _still_valid(principal: Principal) -> bool:
+    from django.contrib.auth import get_user_model
+    from rest_framework.authtoken.models import Token
+
+    if principal.link is not None:
+        return team_link_active(token=principal.token) is not None
+    if principal.token and not Token.objects.filter(key=principal.token).exists():
+        return False
+    return get_user_model().objects.filter(pk=principal.user_id, is_active=True).exists()
 
 
 @sync_to_async
@@ -56,11 +93,20 @@ class UsageConsumer(AsyncJsonWebsocketConsumer):
     async def connect(self) -> None:
         self.partition = self.scope["url_route"]["kwargs"]["partition"]
         self.subscribed: set[Scope] = set()
-        user = await _user_for(self.scope)
-        if user is None or not await sync_to_async(is_viewer)(user):
+        self.recheck: asyncio.Task | None = None
+        self.principal = await _principal_for(self.scope)
+        if self.principal is None:
             await self.close(code=CLOSE_UNAUTHENTICATED)
             return
         await self.accept()
+        self.recheck = asyncio.get_running_loop().create_task(self._recheck())
+        link = self.principal.link
+        if link is not None and link.partition != self.partition:
+            await self._fail(
+                ERR_LINK_SCOPE.format(scope=link.scope_text, partition=link.partition),
+                CLOSE_FORBIDDEN,
+            )
+            return
         try:
             known = await _partition_known(self.partition)
         except EngineNotLoaded:
@@ -74,8 +120,18 @@ class UsageConsumer(AsyncJsonWebsocketConsumer):
         await self.close(code=code)
 
     async def disconnect(self, code: int) -> None:
+        if getattr(self, "recheck", None) is not None:
+            self.recheck.cancel()
         for scope in getattr(self, "subscribed", ()):
             await self._leave(scope)
+
+    async def _recheck(self) -> None:
+        while True:
+            await asyncio.sleep(settings.QUOTAWEB_SOCKET_RECHECK_SECONDS)
+            if not await _still_valid(self.principal):
+                with contextlib.suppress(Exception):  # the client may be gone already
+                    await self._fail(ERR_REVOKED, CLOSE_FORBIDDEN)
+                return
 
     # -- client messages ---------------------------------------------------------------------
 
@@ -102,6 +158,12 @@ class UsageConsumer(AsyncJsonWebsocketConsumer):
             scope = scope_parse(content.get("scope"))
         except ScopeInvalid as error:
             await self._error(str(error))
+            return
+        link = self.principal.link
+        if link is not None and scope.text != link.scope_text:
+            await self._error(
+                ERR_LINK_SCOPE.format(scope=link.scope_text, partition=link.partition)
+            )
             return
         if kind == "subscribe":
             await self._subscribe(scope)
