@@ -1,0 +1,18 @@
+from __future__ import annotations
+
+from django import forms
+
+from quotaweb.teams.models import TeamLink
+
+
+class TeamLinkForm(forms.Form):
+    partition = forms.ChoiceField()
+    kind = forms.ChoiceField(choices=TeamLink.KINDS, label="Shows a")
+    name = forms.CharField(max_length=255, help_text="The group or user name, as in the limits.")
+    label = forms.CharField(
+        max_length=200, required=False, help_text="Who the link is for, e.g. \"ML wall screen\"."
+    )
+
+    def __init__(self, *args, partitions: list[str], **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["partition"].choices = [(name, name) for name in partitions]

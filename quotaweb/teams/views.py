@@ -1,0 +1,62 @@
+"""Admin pages for team-dashboard links: list, create, revoke."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods, require_POST
+
+from quotaweb.accounts.decorators import admin_required
+from quotaweb.engine.gateway import EngineNotLoaded, engines_get
+from quotaweb.teams import selectors, services
+from quotaweb.teams.forms import TeamLinkForm
+from quotaweb.teams.models import TeamLink
+
+CREATED = "Link created for {kind} {name}: copy it from the list below."
+REVOKED = "The link for {kind} {name} is revoked; screens using it close within a minute."
+ERR_NO_LINK = "There is no team link {link_id}."
+
+
+def _partitions() -> list[str]:
+    try:
+        return engines_get().partitions()
+    except EngineNotLoaded:
+        return []
+
+
+@admin_required
+@require_http_methods(["GET", "HEAD", "POST"])
+def links(request: HttpRequest) -> HttpResponse:
+    form = TeamLinkForm(request.POST or None, partitions=_partitions())
+    status = 200
+    if request.method == "POST":
+        if form.is_valid():
+            try:
+                link = services.team_link_create(
+                    partition=form.cleaned_data["partition"], kind=form.cleaned_data["kind"],
+                    name=form.cleaned_data["name"], label=form.cleaned_data["label"],
+                    author=request.user,
+                )
+            except services.TeamLinkInvalid as error:
+                form.add_error("name", str(error))
+            else:
+                messages.success(request, CREATED.format(kind=link.kind, name=link.name))
+                return redirect("teams:links")
+        status = 400
+    return render(
+        request, "teams/links.html", {"form": form, "links": selectors.team_links_list()},
+        status=status,
+    )
+
+
+@admin_required
+@require_POST
+def revoke(request: HttpRequest, link_id: int) -> HttpResponse:
+    try:
+        link = services.team_link_revoke(link_id=link_id)
+    except TeamLink.DoesNotExist:
+        messages.error(request, ERR_NO_LINK.format(link_id=link_id))
+        return redirect("teams:links")
+    messages.success(request, REVOKED.format(kind=link.kind, name=link.name))
+    return redirect("teams:links")
