@@ -187,6 +187,10 @@ QUOTAWEB_PUBLIC_READ = env_bool("QUOTAWEB_PUBLIC_READ", False)
 # A whole configuration may be 8 MiB of YAML (trackers' own cap) and a batch 10,000 operations.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 16 * 1024 * 1024
 
+# Usage trends: how often the server samples usage, and for how many days samples are kept.
+QUOTAWEB_TREND_SAMPLE_SECONDS = env_int("QUOTAWEB_TREND_SAMPLE_SECONDS", 60, minimum=1)
+QUOTAWEB_TREND_DAYS = env_int("QUOTAWEB_TREND_DAYS", 7, minimum=1)
+
 # How often a live socket checks that its login, API token or team link is still valid.
 QUOTAWEB_SOCKET_RECHECK_SECONDS = env_int("QUOTAWEB_SOCKET_RECHECK_SECONDS", 30, minimum=1)
 

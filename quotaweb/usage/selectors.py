@@ -1,17 +1,20 @@
-"""What a live scope holds: its snapshot (the REST shapes), and what changed since a point.
+"""Reads of the live views: what a live scope holds (its snapshot, in the REST shapes, and what
+changed since a point), usage trends and the over-limit list.
 
-Snapshots are the ``/ws/v1/`` and events reads. Updates are built only from what the engine's
-change log names, so their cost follows what changed, not how many users there are.
+Updates are built only from what the engine's change log names, so their cost follows what
+changed, not how many users there are.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from quotaweb.allocations.selectors import events_after
 from quotaweb.api.selectors import partition_queues
 from quotaweb.engine.gateway import engines_get
+from quotaweb.usage.models import OverLimit, UsageSample
 from quotaweb.usage.scopes import Scope
 
 
@@ -95,3 +98,38 @@ def _walk(node: dict[str, Any]):
         current = stack.pop()
         yield current
         stack.extend(current.get("children", ()))
+
+
+# -- trends and the over-limit list (sampled by quotaweb.usage.services) ---------------------------
+
+
+def usage_trend(
+    *, partition: str, kind: str, name: str, since: datetime | None = None
+) -> list[dict[str, Any]]:
+    """The samples of one user, group or queue, oldest first: ``{at, resource, running}``."""
+    rows = UsageSample.objects.filter(partition=partition, kind=kind, name=name)
+    if since is not None:
+        rows = rows.filter(at__gte=since)
+    return [
+        {"at": at, "resource": resource, "running": running}
+        for at, resource, running in rows.order_by("at").values_list(
+            "at", "resource", "running_applications"
+        )
+    ]
+
+
+def trend_csv_rows(samples: list[dict[str, Any]]) -> list[list[str]]:
+    """A header and one row per sample, a column per resource type (base units)."""
+    kinds = sorted({kind for sample in samples for kind in sample["resource"]})
+    rows = [["time", *kinds, "running_applications"]]
+    rows.extend(
+        [sample["at"].isoformat(), *(str(sample["resource"].get(k, 0)) for k in kinds),
+         str(sample["running"])]
+        for sample in samples
+    )
+    return rows
+
+
+def over_limit_list(*, partition: str) -> list[Any]:
+    """Who sits above a limit now, longest first (as of the last sample)."""
+    return list(OverLimit.objects.filter(partition=partition).order_by("since", "name"))
