@@ -303,6 +303,11 @@ class Gateway:
     ) -> tuple[list[dict[str, Any]], int, int]:
         return self._slot(partition).events.after(after, limit=limit)
 
+    def events_newest(
+        self, partition: str, *, after: int, limit: int
+    ) -> tuple[list[dict[str, Any]], int]:
+        return self._slot(partition).events.newest(after, limit=limit)
+
     def live_count(self, partition: str) -> int:
         return len(self._slot(partition).live.by_key)
 
@@ -387,6 +392,15 @@ class Gateway:
         """One user object (None when the user has no tracker)."""
         with self.engine(partition) as engine:
             return engine.user_usage(name)
+
+    def users_usage_of(self, partition: str, names: Iterable[str]) -> dict[str, dict | None]:
+        """User objects of several users under one hold of the lock (None: no tracker)."""
+        with self.engine(partition) as engine:
+            return {name: engine.user_usage(name) for name in names}
+
+    def groups_usage_of(self, partition: str, names: Iterable[str]) -> dict[str, dict | None]:
+        with self.engine(partition) as engine:
+            return {name: engine.group_usage(name) for name in names}
 
     def group_usage(self, partition: str, name: str) -> dict | None:
         with self.engine(partition) as engine:

@@ -100,6 +100,15 @@ class EventLog:
             last = self._seq
         return [_event_dict(*event) for event in chosen], last, oldest
 
+    def newest(self, seq: int, *, limit: int) -> tuple[list[dict[str, Any]], int]:
+        """The newest ``limit`` events numbered above ``seq`` (older ones skipped), and the last
+        number given out."""
+        with self._lock:
+            last = self._seq
+            count = min(limit, last - seq, len(self._events))
+            chosen = list(self._events)[-count:] if count > 0 else []
+        return [_event_dict(*event) for event in chosen], last
+
 
 def _event_dict(
     seq: int, kind: str, at: float, allocation: LiveAllocation, extra: dict[str, Any]

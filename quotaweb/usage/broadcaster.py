@@ -17,6 +17,7 @@ means it lost something and asks for a resync. After a config switch (the change
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections import Counter
 from typing import Any
@@ -86,8 +87,13 @@ class Broadcaster:
     # -- the loop ------------------------------------------------------------------------------
 
     async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        next_at = loop.time()
         while self._watched:
-            await asyncio.sleep(INTERVAL)
+            # Ticks keep their cadence whatever a tick took, so a change waits one interval at
+            # most before its update is built.
+            next_at = max(next_at + INTERVAL, loop.time())
+            await asyncio.sleep(next_at - loop.time())
             try:
                 await self.tick()
             except Exception:
@@ -105,29 +111,22 @@ class Broadcaster:
         if partition not in self._marks:
             return
         engine_seq, events_seq = self._marks[partition]
+        scopes = [scope for p, scope in self._watched if p == partition]
         delta = await _in_thread(
             selectors.partition_delta, partition=partition, engine_seq=engine_seq,
-            events_seq=events_seq,
+            events_seq=events_seq, with_events=any(s.kind == "events" for s in scopes),
         )
         self._marks[partition] = (delta.engine_seq, delta.events_seq)
-        for key in [key for key in self._watched if key[0] == partition]:
-            scope = key[1]
-            if delta.reset and scope.kind != "events":
-                data = await _in_thread(selectors.scope_snapshot, partition=partition, scope=scope)
-                message = {"type": "snapshot", "scope": scope.text, "data": data}
-            else:
-                update = await _in_thread(
-                    selectors.scope_update, partition=partition, scope=scope, delta=delta
-                )
-                if update is None:
-                    continue
-                changed, removed = update
-                message = {"type": "update", "scope": scope.text, "changed": changed,
-                           "removed": removed}
-            seq = self._seq[key] = self._seq.get(key, 0) + 1
-            message["seq"] = seq
+        messages = await _in_thread(
+            selectors.partition_updates, partition=partition, scopes=scopes, delta=delta
+        )
+        for scope, message in messages:
+            key = (partition, scope)
+            message["seq"] = self._seq[key] = self._seq.get(key, 0) + 1
+            # Encoded once here rather than once per socket by each consumer.
             await layer.group_send(
-                scope.group_name(partition), {"type": "usage.message", "message": message}
+                scope.group_name(partition),
+                {"type": "usage.message", "text": json.dumps(message, separators=(",", ":"))},
             )
 
 

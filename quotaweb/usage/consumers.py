@@ -202,4 +202,4 @@ class UsageConsumer(AsyncJsonWebsocketConsumer):
     # -- from the broadcaster ------------------------------------------------------------------
 
     async def usage_message(self, event: dict[str, Any]) -> None:
-        await self.send_json(event["message"])
+        await self.send(text_data=event["text"])

@@ -33,6 +33,11 @@ def scope_snapshot(*, partition: str, scope: Scope) -> Any:
     return events_after(partition=partition, after=0)["events"]
 
 
+# At most this many new events per update: the feed shows what happens now, and at thousands of
+# allocations a second a page cannot show more anyway.
+EVENTS_PER_UPDATE = 100
+
+
 @dataclass
 class Delta:
     """What changed in a partition after a point: names from the change log, new events."""
@@ -46,37 +51,71 @@ class Delta:
     reset: bool = False
 
 
-def partition_delta(*, partition: str, engine_seq: int, events_seq: int) -> Delta:
+def partition_delta(
+    *, partition: str, engine_seq: int, events_seq: int, with_events: bool = True
+) -> Delta:
     gateway = engines_get()
     changes = gateway.changes_since(partition, engine_seq)
-    events, last, _ = gateway.events(partition, after=events_seq, limit=1000)
+    events, last = gateway.events_newest(
+        partition, after=events_seq, limit=EVENTS_PER_UPDATE if with_events else 0
+    )
     return Delta(
         engine_seq=changes.seq, events_seq=last, users=changes.users, groups=changes.groups,
         queues=changes.queues, events=events, reset=changes.reset,
     )
 
 
-def scope_update(
-    *, partition: str, scope: Scope, delta: Delta
-) -> tuple[list[Any], list[str]] | None:
-    """``(changed, removed)`` for one scope, or None when the delta does not touch it."""
+def partition_updates(
+    *, partition: str, scopes: list[Scope], delta: Delta
+) -> list[tuple[Scope, dict[str, Any]]]:
+    """The message for each scope the delta touches: an ``update`` with only what changed, or
+    after a config switch (``reset``) a fresh ``snapshot``. Each user, group and the queue tree
+    are read once per call, however many scopes show them."""
     gateway = engines_get()
-    if scope.kind in ("users", "user"):
-        names = delta.users if scope.kind == "users" else delta.users & {scope.name}
-        return _objects(names, lambda name: gateway.user_usage(partition, name))
-    if scope.kind in ("groups", "group"):
-        names = delta.groups if scope.kind == "groups" else delta.groups & {scope.name}
-        return _objects(names, lambda name: gateway.group_usage(partition, name))
-    if scope.kind == "queues":
-        if not delta.queues:
-            return None
-        changed = [
-            {key: value for key, value in node.items() if key != "children"}
-            for node in _walk(partition_queues(partition=partition))
-            if node["queuename"] in delta.queues
-        ]
-        return changed, []
-    return (delta.events, []) if delta.events else None
+    # Every object any scope needs, read under one hold of the engine's lock per kind: one
+    # call per user would queue behind each batch of allocations in turn.
+    user_names: set[str] = set()
+    group_names: set[str] = set()
+    for scope in scopes:
+        if scope.kind == "users":
+            user_names |= delta.users
+        elif scope.kind == "user" and scope.name in delta.users:
+            user_names.add(scope.name)
+        elif scope.kind == "groups":
+            group_names |= delta.groups
+        elif scope.kind == "group" and scope.name in delta.groups:
+            group_names.add(scope.name)
+    users = gateway.users_usage_of(partition, user_names) if user_names else {}
+    groups = gateway.groups_usage_of(partition, group_names) if group_names else {}
+    queues: list[dict[str, Any]] = []
+
+    out = []
+    for scope in scopes:
+        if delta.reset and scope.kind != "events":
+            data = scope_snapshot(partition=partition, scope=scope)
+            out.append((scope, {"type": "snapshot", "scope": scope.text, "data": data}))
+            continue
+        if scope.kind in ("users", "user"):
+            found = _objects(delta.users if scope.kind == "users" else
+                             delta.users & {scope.name}, users.get)
+        elif scope.kind in ("groups", "group"):
+            found = _objects(delta.groups if scope.kind == "groups" else
+                             delta.groups & {scope.name}, groups.get)
+        elif scope.kind == "queues":
+            if delta.queues and not queues:
+                queues = [
+                    {key: value for key, value in node.items() if key != "children"}
+                    for node in _walk(partition_queues(partition=partition))
+                    if node["queuename"] in delta.queues
+                ]
+            found = (queues, []) if delta.queues else None
+        else:
+            found = (delta.events, []) if delta.events else None
+        if found is not None:
+            changed, removed = found
+            out.append((scope, {"type": "update", "scope": scope.text, "changed": changed,
+                                "removed": removed}))
+    return out
 
 
 def _objects(names, read) -> tuple[list[Any], list[str]] | None:
