@@ -120,7 +120,7 @@ async def _sockets(port: int, token: str, scopes: list[str], stats: Stats, stop:
         transport.close()
 
 
-def _load(server: ServerProcess, token: str, rate: int, stop: threading.Event) -> None:
+def _load(server: ServerProcess, token: str, rate: int, stop: threading.Event, run: int) -> None:
     """Batches of rate/10 allocations and as many releases, every 100 ms."""
     connection = server.connection()
     per_tick = rate // 10
@@ -128,7 +128,7 @@ def _load(server: ServerProcess, token: str, rate: int, stop: threading.Event) -
     tick = 0
     next_at = time.perf_counter()
     while not stop.is_set():
-        keys = [f"l{tick}-{n}" for n in range(per_tick)]
+        keys = [f"l{run}-{tick}-{n}" for n in range(per_tick)]
         ops = [
             {"op": "allocate", "allocationKey": key, "applicationId": f"app-{n % 400}",
              "queuePath": "root.eng.ml" if n % 2 else "root.eng.web", "user": f"user{n % USERS}",
@@ -143,24 +143,44 @@ def _load(server: ServerProcess, token: str, rate: int, stop: threading.Event) -
         tick += 1
         next_at += 0.1
         time.sleep(max(0.0, next_at - time.perf_counter()))
+    if live:
+        server.request("POST", f"{ALLOCATIONS}/batch",
+                       {"operations": [{"op": "release", "allocationKey": k} for k in live]},
+                       token, connection)
     connection.close()
 
 
-def _probe(server: ServerProcess, token: str, stats: Stats, stop: threading.Event) -> None:
+def _probe(
+    server: ServerProcess, token: str, stats: Stats, stop: threading.Event, run: int
+) -> None:
     connection = server.connection()
+    # Earlier runs' probe allocations stay: this run's totals start above them.
+    base = run * 10**12
+    if run:
+        server.request("POST", ALLOCATIONS, {
+            "allocationKey": f"probe-base-{run}", "applicationId": f"probe-app-{run}",
+            "queuePath": "root.eng.ml", "user": PROBE, "groups": [],
+            "resource": {"memory": base - _probe_total(server, token)},
+        }, token, connection)
     n = 0
     while not stop.is_set():
         n += 1
-        body = {"allocationKey": f"probe-{n}", "applicationId": "probe-app",
+        body = {"allocationKey": f"probe-{run}-{n}", "applicationId": f"probe-app-{run}",
                 "queuePath": "root.eng.ml", "user": PROBE, "groups": [],
                 "resource": {"memory": 2**20}}
         status, _ = server.request("POST", ALLOCATIONS, body, token, connection)
         acked = time.perf_counter()
         assert status == 201, status
         with stats.lock:
-            stats.acks.append((n * 2**20, acked))
+            stats.acks.append((base + n * 2**20, acked))
         time.sleep(0.1)
     connection.close()
+
+
+def _probe_total(server: ServerProcess, token: str) -> int:
+    status, user = server.request("GET", f"/ws/v1/partition/default/usage/user/{PROBE}",
+                                  token=token)
+    return user["queues"].get("resourceUsage", {}).get("memory", 0) if status == 200 else 0
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -173,7 +193,9 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20)
     parser.add_argument("--sockets", type=int, default=200)
     parser.add_argument("--rate", type=int, default=5000, help="allocations per second")
+    parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
+    results = []
     with tempfile.TemporaryDirectory(prefix="quotaweb-live-bench-") as folder:
         server = ServerProcess(Path(folder), free_port(), config_yaml=CONFIG)
         server.env["QUOTAWEB_SIMULATOR"] = "0"
@@ -181,22 +203,26 @@ def main() -> None:
         try:
             server.wait_ready()
             token = server.token("admin")
-            stats = Stats()
-            figures = asyncio.run(_run(server, token, args, stats))
+            for run in range(args.runs):
+                stats = Stats()
+                figures = asyncio.run(_run(server, token, args, stats, run))
+                results.append(_report(args, stats, *figures))
         finally:
             server.close()
-    _report(args, stats, *figures)
+    print(f"medians of {args.runs} runs:")
+    for name in results[0]:
+        print(f"  {name:28s} {statistics.median(r[name] for r in results):9.1f}")
 
 
-async def _run(server: ServerProcess, token: str, args, stats: Stats):
+async def _run(server: ServerProcess, token: str, args, stats: Stats, run: int):
     stop_sockets = asyncio.Event()
     sockets = asyncio.create_task(
         _sockets(server.port, token, _scopes(args.sockets), stats, stop_sockets)
     )
     await asyncio.sleep(2)  # every socket connected and subscribed
     stop = threading.Event()
-    workers = [threading.Thread(target=_load, args=(server, token, args.rate, stop)),
-               threading.Thread(target=_probe, args=(server, token, stats, stop))]
+    workers = [threading.Thread(target=_load, args=(server, token, args.rate, stop, run)),
+               threading.Thread(target=_probe, args=(server, token, stats, stop, run))]
     cpu_before, messages_before = _cpu_seconds(server.process.pid), stats.messages
     started = time.perf_counter()
     for worker in workers:
@@ -214,7 +240,7 @@ async def _run(server: ServerProcess, token: str, args, stats: Stats):
     return elapsed, cpu, messages
 
 
-def _report(args, stats: Stats, elapsed: float, cpu: float, messages: int) -> None:
+def _report(args, stats: Stats, elapsed: float, cpu: float, messages: int) -> dict[str, float]:
     latencies = [latency * 1000 for _, latency in stats.latencies]
     print(f"live pushes: {args.sockets} sockets, {args.rate:,} allocations/s (+ as many "
           f"releases) for {args.seconds:g} s; {len(stats.acks)} probe allocations")
@@ -228,6 +254,8 @@ def _report(args, stats: Stats, elapsed: float, cpu: float, messages: int) -> No
         for part in thirds if part))
     print(f"  messages received       {messages / elapsed:9,.0f} per second (all sockets)")
     print(f"  server CPU              {100 * cpu / elapsed:9.0f} % of one core")
+    return {"push p50 ms": p50, "push p99 ms": p99, "messages per second": messages / elapsed,
+            "server CPU % of one core": 100 * cpu / elapsed}
 
 
 if __name__ == "__main__":
