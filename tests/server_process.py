@@ -33,9 +33,11 @@ class ServerProcess:
         self.env = {key: value for key, value in os.environ.items() if key not in _DROPPED}
         config = data_dir / "queues.yaml"
         config.write_text(config_yaml, encoding="utf-8")
+        # No simulated load: callers compare usage with exactly what they sent.
         self.env.update({
             "QUOTAWEB_DATA_DIR": str(data_dir), "QUOTAWEB_DEBUG": "1",
             "QUOTAWEB_CONFIG": str(config), "QUOTAWEB_LOG_LEVEL": "WARNING",
+            "QUOTAWEB_SIMULATOR": "0",
         })
         self.log = (data_dir / "server.log").open("ab")
         self.process: subprocess.Popen | None = None

@@ -5,7 +5,10 @@ The first run imports the sample (or ``--config``) as version 1; later runs star
 version in the database.
 
 Everything happens in one process and in this order, so the engines exist before the first request
-and are the very engines the server uses (no autoreloader, no second process).
+and are the very engines the server uses (no autoreloader, no second process). Unless turned off
+(``--no-simulator``, ``QUOTAWEB_SIMULATOR=0``), a simulator thread sends allocations and releases
+to those engines through the allocation services, so the pages are live at once; it stops with
+the server.
 """
 
 from __future__ import annotations
@@ -13,19 +16,28 @@ from __future__ import annotations
 import sys
 
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.urls import reverse
 
 from quotaweb.accounts.roles import ROLE_ADMIN, ROLE_VIEWER
 from quotaweb.accounts.services import DemoLogin, accounts_demo_ensure
+from quotaweb.allocations.simulator import DEFAULT_RATE, rate_argument, simulator_start
 from quotaweb.config.services import ConfigRejected
 from quotaweb.core.services import engines_start
+from quotaweb.env import env_bool
 
 WARN_DEFAULT_PASSWORDS = (
     "Debug is off but a demo login uses its published default password: set "
     "QUOTAWEB_DEMO_ADMIN_PASSWORD and QUOTAWEB_DEMO_VIEWER_PASSWORD before anyone else can reach "
     "this server."
+)
+
+SIMULATOR_ENV = "QUOTAWEB_SIMULATOR"
+MSG_SIMULATOR = (
+    "Simulated load: {rate:g} operations/s over partitions {partitions} (off: --no-simulator "
+    f"or {SIMULATOR_ENV}=0)"
 )
 
 ROLE_DUTIES = {
@@ -84,9 +96,21 @@ class Command(BaseCommand):
                 "configuration yet (default: QUOTAWEB_CONFIG, else the bundled sample)"
             ),
         )
+        parser.add_argument(
+            "--no-simulator", action="store_true",
+            help=f"serve without simulated load (so does {SIMULATOR_ENV}=0)",
+        )
+        parser.add_argument(
+            "--sim-rate", type=rate_argument, default=DEFAULT_RATE,
+            help=f"simulated operations per second over all partitions (default {DEFAULT_RATE:g})",
+        )
 
-    def handle(self, *args, host, port, config, **options):
+    def handle(self, *args, host, port, config, no_simulator, sim_rate, **options):
         verbosity = options["verbosity"]
+        try:
+            simulating = not no_simulator and env_bool(SIMULATOR_ENV, True)
+        except ImproperlyConfigured as exc:
+            raise CommandError(str(exc)) from None
         call_command("migrate", interactive=False, verbosity=max(0, verbosity - 1))
         logins = accounts_demo_ensure()
         config_path = config or settings.QUOTAWEB_CONFIG
@@ -116,9 +140,18 @@ class Command(BaseCommand):
         if not settings.DEBUG and any(not login.password_from_env for login in logins):
             # Debug off suggests a shared machine, where a published password is an open door.
             self.stderr.write(self.style.WARNING(WARN_DEFAULT_PASSWORDS))
+        simulator = simulator_start(rate=sim_rate) if simulating else None
+        if simulator is not None:
+            self.stdout.write(MSG_SIMULATOR.format(
+                rate=sim_rate, partitions=", ".join(simulator.partitions)
+            ))
         self.stdout.write("Stop with Ctrl-C.")
         self.stdout.flush()
-        serve(host=host, port=port)
+        try:
+            serve(host=host, port=port)
+        finally:
+            if simulator is not None:
+                simulator.stop()
 
     def login_lines(self, logins: list[DemoLogin], *, login_url: str) -> list[str]:
         lines = [f"Logins at {login_url}:"]
