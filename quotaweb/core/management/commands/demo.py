@@ -14,6 +14,7 @@ the server.
 from __future__ import annotations
 
 import sys
+import threading
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
@@ -27,6 +28,7 @@ from quotaweb.allocations.simulator import DEFAULT_RATE, rate_argument, simulato
 from quotaweb.config.services import ConfigRejected
 from quotaweb.core.services import engines_start
 from quotaweb.env import env_bool
+from quotaweb.usage.sampler import sampler_start
 
 WARN_DEFAULT_PASSWORDS = (
     "Debug is off but a demo login uses its published default password: set "
@@ -145,13 +147,18 @@ class Command(BaseCommand):
             self.stdout.write(MSG_SIMULATOR.format(
                 rate=sim_rate, partitions=", ".join(simulator.partitions)
             ))
+        # Trends and the over-limit list are sampled by the process that owns the engines.
+        sampling = threading.Event()
+        sampler = sampler_start(stop=sampling)
         self.stdout.write("Stop with Ctrl-C.")
         self.stdout.flush()
         try:
             serve(host=host, port=port)
         finally:
+            sampling.set()
             if simulator is not None:
                 simulator.stop()
+            sampler.join(timeout=5)
 
     def login_lines(self, logins: list[DemoLogin], *, login_url: str) -> list[str]:
         lines = [f"Logins at {login_url}:"]
