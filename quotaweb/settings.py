@@ -191,6 +191,16 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 16 * 1024 * 1024
 QUOTAWEB_TREND_SAMPLE_SECONDS = env_int("QUOTAWEB_TREND_SAMPLE_SECONDS", 60, minimum=1)
 QUOTAWEB_TREND_DAYS = env_int("QUOTAWEB_TREND_DAYS", 7, minimum=1)
 
+# Who builds live updates. "local": this process owns the engines and serves its sockets itself
+# (one process, any channel layer). "channel": one process owns the engines (manage.py demo)
+# and the sockets of every web process (manage.py web) ask it for snapshots over a named
+# channel; updates reach them through Redis groups.
+QUOTAWEB_ENGINE_OWNER = env_str("QUOTAWEB_ENGINE_OWNER", "local", choices=("local", "channel"))
+if QUOTAWEB_ENGINE_OWNER == "channel" and not REDIS_URL:
+    raise ImproperlyConfigured(
+        "QUOTAWEB_ENGINE_OWNER=channel needs REDIS_URL: the processes talk through Redis"
+    )
+
 # How often a live socket checks that its login, API token or team link is still valid.
 QUOTAWEB_SOCKET_RECHECK_SECONDS = env_int("QUOTAWEB_SOCKET_RECHECK_SECONDS", 30, minimum=1)
 

@@ -39,7 +39,7 @@ class ServerProcess:
             "QUOTAWEB_CONFIG": str(config), "QUOTAWEB_LOG_LEVEL": "WARNING",
             "QUOTAWEB_SIMULATOR": "0",
         })
-        self.log = (data_dir / "server.log").open("ab")
+        self.log = (data_dir / f"server-{port}.log").open("ab")
         self.process: subprocess.Popen | None = None
 
     def manage(self, *args: str) -> str:
@@ -52,17 +52,31 @@ class ServerProcess:
         """A DRF token for ``username`` (the demo creates ``admin``)."""
         return self.manage("drf_create_token", username).split()[2]
 
-    def start(self) -> None:
+    def start(self, command: str = "demo") -> None:
+        """Start ``manage.py <command>`` (``demo``, the engine owner; or ``web``, a process that
+        serves live sockets for it)."""
         self.process = subprocess.Popen(
-            [sys.executable, "manage.py", "demo", "--port", str(self.port)],
+            [sys.executable, "manage.py", command, "--port", str(self.port)],
             cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT,
         )
+
+    def wait_listening(self) -> None:
+        """Until the port accepts connections (a ``web`` process has no engines to be ready)."""
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise AssertionError(f"the server exited while starting; see {self.log.name}")
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", self.port)) == 0:
+                    return
+            time.sleep(0.1)
+        raise AssertionError("the server did not start listening")
 
     def wait_ready(self) -> None:
         deadline = time.monotonic() + STARTUP_SECONDS
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise AssertionError("the server exited while starting; see server.log")
+                raise AssertionError(f"the server exited while starting; see {self.log.name}")
             try:
                 if self.request("GET", "/healthz")[0] == 200:
                     return

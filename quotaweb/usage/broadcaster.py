@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections import Counter
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -40,7 +39,8 @@ def _in_thread(function, /, **kwargs):
 
 class Broadcaster:
     def __init__(self) -> None:
-        self._watched: Counter[tuple[str, Scope]] = Counter()
+        # (partition, scope) -> holder (a socket's channel) -> lease end, None for no end.
+        self._watched: dict[tuple[str, Scope], dict[str, float | None]] = {}
         self._seq: dict[tuple[str, Scope], int] = {}
         self._marks: dict[str, tuple[int, int]] = {}  # partition -> (engine seq, events seq)
         self._locks: dict[str, asyncio.Lock] = {}
@@ -48,30 +48,47 @@ class Broadcaster:
 
     # -- sockets come and go ------------------------------------------------------------------
 
-    async def watch(self, partition: str, scope: Scope) -> tuple[int, Any]:
-        """Start sending ``scope``'s updates; answers its snapshot ``(seq, data)``."""
+    async def watch(
+        self, partition: str, scope: Scope, *, holder: str, lease: float | None = None
+    ) -> tuple[int, Any]:
+        """Start sending ``scope``'s updates for ``holder``; answers its snapshot ``(seq, data)``.
+        With ``lease`` (seconds) the holder must watch again before it ends, or it is dropped:
+        a socket in another process may vanish without unwatching."""
         async with self._lock(partition):
             if partition not in self._marks:
                 delta = await _in_thread(
                     selectors.partition_delta, partition=partition, engine_seq=-1, events_seq=0
                 )
                 self._marks[partition] = (delta.engine_seq, delta.events_seq)
-            self._watched[(partition, scope)] += 1
+            self.renew(partition, scope, holder=holder, lease=lease)
             # After counting the scope: the loop stops by itself when nothing is watched.
             self._ensure_running()
             return await self._snapshot(partition, scope)
+
+    def renew(
+        self, partition: str, scope: Scope, *, holder: str, lease: float | None = None
+    ) -> None:
+        ends = None if lease is None else asyncio.get_running_loop().time() + lease
+        self._watched.setdefault((partition, scope), {})[holder] = ends
 
     async def snapshot(self, partition: str, scope: Scope) -> tuple[int, Any]:
         async with self._lock(partition):
             return await self._snapshot(partition, scope)
 
-    def unwatch(self, partition: str, scope: Scope) -> None:
+    def unwatch(self, partition: str, scope: Scope, *, holder: str) -> None:
         key = (partition, scope)
-        self._watched[key] -= 1
-        if self._watched[key] <= 0:
-            del self._watched[key]
+        holders = self._watched.get(key, {})
+        holders.pop(holder, None)
+        if not holders:
+            self._watched.pop(key, None)
             if not any(p == partition for p, _ in self._watched):
                 self._marks.pop(partition, None)
+
+    def _expire(self, now: float) -> None:
+        for (partition, scope), holders in list(self._watched.items()):
+            for holder, ends in list(holders.items()):
+                if ends is not None and ends < now:
+                    self.unwatch(partition, scope, holder=holder)
 
     async def _snapshot(self, partition: str, scope: Scope) -> tuple[int, Any]:
         data = await _in_thread(selectors.scope_snapshot, partition=partition, scope=scope)
@@ -102,6 +119,7 @@ class Broadcaster:
         self._task = None
 
     async def tick(self) -> None:
+        self._expire(asyncio.get_running_loop().time())
         layer = get_channel_layer()
         for partition in sorted({p for p, _ in self._watched}):
             async with self._lock(partition):

@@ -26,6 +26,7 @@ from quotaweb.engine.gateway import EngineNotLoaded, engines_get
 from quotaweb.teams.models import TeamLink
 from quotaweb.teams.selectors import team_link_active
 from quotaweb.usage.broadcaster import broadcaster_get
+from quotaweb.usage.owner import ENGINE_CHANNEL, RENEW_SECONDS
 from quotaweb.usage.scopes import Scope, ScopeInvalid, scope_parse
 
 ERR_JSON = "messages must be JSON objects with a type: {detail}"
@@ -94,18 +95,24 @@ class UsageConsumer(AsyncJsonWebsocketConsumer):
         self.partition = self.scope["url_route"]["kwargs"]["partition"]
         self.subscribed: set[Scope] = set()
         self.recheck: asyncio.Task | None = None
+        self.renewal: asyncio.Task | None = None
         self.principal = await _principal_for(self.scope)
         if self.principal is None:
             await self.close(code=CLOSE_UNAUTHENTICATED)
             return
         await self.accept()
         self.recheck = asyncio.get_running_loop().create_task(self._recheck())
+        # "channel" mode: the engines live in another process, which answers for them.
+        self.remote = settings.QUOTAWEB_ENGINE_OWNER == "channel"
         link = self.principal.link
         if link is not None and link.partition != self.partition:
             await self._fail(
                 ERR_LINK_SCOPE.format(scope=link.scope_text, partition=link.partition),
                 CLOSE_FORBIDDEN,
             )
+            return
+        if self.remote:
+            self.renewal = asyncio.get_running_loop().create_task(self._renew())
             return
         try:
             known = await _partition_known(self.partition)
@@ -120,10 +127,18 @@ class UsageConsumer(AsyncJsonWebsocketConsumer):
         await self.close(code=code)
 
     async def disconnect(self, code: int) -> None:
-        if getattr(self, "recheck", None) is not None:
-            self.recheck.cancel()
+        for task in (getattr(self, "recheck", None), getattr(self, "renewal", None)):
+            if task is not None:
+                task.cancel()
         for scope in getattr(self, "subscribed", ()):
             await self._leave(scope)
+
+    async def _renew(self) -> None:
+        """Keep this socket's watches at the engine owner alive (they are leases there)."""
+        while True:
+            await asyncio.sleep(RENEW_SECONDS)
+            for scope in list(self.subscribed):
+                await self._ask_owner("engine.renew", scope)
 
     async def _recheck(self) -> None:
         while True:
@@ -173,25 +188,46 @@ class UsageConsumer(AsyncJsonWebsocketConsumer):
             self.subscribed.discard(scope)
             await self._leave(scope)
         else:
-            seq, data = await broadcaster_get().snapshot(self.partition, scope)
-            await self._send_snapshot(scope, seq, data)
+            await self._resync(scope)
 
     async def _subscribe(self, scope: Scope) -> None:
         if scope in self.subscribed:
-            seq, data = await broadcaster_get().snapshot(self.partition, scope)
-        elif len(self.subscribed) >= MAX_SCOPES:
+            await self._resync(scope)
+            return
+        if len(self.subscribed) >= MAX_SCOPES:
             await self._error(ERR_TOO_MANY)
             return
-        else:
-            # Join first: an update built after the snapshot must reach this socket.
-            await self.channel_layer.group_add(scope.group_name(self.partition), self.channel_name)
-            self.subscribed.add(scope)
-            seq, data = await broadcaster_get().watch(self.partition, scope)
+        # Join first: an update built after the snapshot must reach this socket.
+        await self.channel_layer.group_add(scope.group_name(self.partition), self.channel_name)
+        self.subscribed.add(scope)
+        if self.remote:
+            # The owner answers the snapshot to this socket's channel (usage_message relays it).
+            await self._ask_owner("engine.watch", scope)
+            return
+        seq, data = await broadcaster_get().watch(
+            self.partition, scope, holder=self.channel_name
+        )
         await self._send_snapshot(scope, seq, data)
+
+    async def _resync(self, scope: Scope) -> None:
+        if self.remote:
+            await self._ask_owner("engine.snapshot", scope)
+            return
+        seq, data = await broadcaster_get().snapshot(self.partition, scope)
+        await self._send_snapshot(scope, seq, data)
+
+    async def _ask_owner(self, kind: str, scope: Scope) -> None:
+        await self.channel_layer.send(ENGINE_CHANNEL, {
+            "type": kind, "partition": self.partition, "scope": scope.text,
+            "reply": self.channel_name,
+        })
 
     async def _leave(self, scope: Scope) -> None:
         await self.channel_layer.group_discard(scope.group_name(self.partition), self.channel_name)
-        broadcaster_get().unwatch(self.partition, scope)
+        if self.remote:
+            await self._ask_owner("engine.unwatch", scope)
+        else:
+            broadcaster_get().unwatch(self.partition, scope, holder=self.channel_name)
 
     async def _send_snapshot(self, scope: Scope, seq: int, data: Any) -> None:
         await self.send_json({"type": "snapshot", "scope": scope.text, "seq": seq, "data": data})

@@ -28,8 +28,13 @@ from quotaweb.allocations.simulator import DEFAULT_RATE, rate_argument, simulato
 from quotaweb.config.services import ConfigRejected
 from quotaweb.core.services import engines_start
 from quotaweb.env import env_bool
+from quotaweb.usage.owner import owner_start
 from quotaweb.usage.sampler import sampler_start
 
+MSG_OWNER = (
+    "This process owns the engines: web processes started with manage.py web serve live "
+    "sockets through it (QUOTAWEB_ENGINE_OWNER=channel)."
+)
 WARN_DEFAULT_PASSWORDS = (
     "Debug is off but a demo login uses its published default password: set "
     "QUOTAWEB_DEMO_ADMIN_PASSWORD and QUOTAWEB_DEMO_VIEWER_PASSWORD before anyone else can reach "
@@ -147,6 +152,10 @@ class Command(BaseCommand):
             self.stdout.write(MSG_SIMULATOR.format(
                 rate=sim_rate, partitions=", ".join(simulator.partitions)
             ))
+        if settings.QUOTAWEB_ENGINE_OWNER == "channel":
+            # Sockets of the other web processes (manage.py web) ask this process for snapshots.
+            owner_start()
+            self.stdout.write(MSG_OWNER)
         # Trends and the over-limit list are sampled by the process that owns the engines.
         sampling = threading.Event()
         sampler = sampler_start(stop=sampling)
