@@ -5,6 +5,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("quotaweb.accounts.urls")),
     path("config/", include("quotaweb.config.urls")),
+    path("usage/", include("quotaweb.usage.urls")),
     path("teams/", include("quotaweb.teams.urls")),
     path("", include("quotaweb.api.urls")),
     path("", include("quotaweb.core.urls")),

@@ -1,0 +1,144 @@
+"""Live usage pages: a partition's queues, its users and groups, one queue, the activity feed.
+
+Read-only for everyone logged in. Each view calls one selector of ``page_selectors`` and renders
+the first state on the server (so a page works without scripts); ``static/js/live.js`` then
+follows the live socket. Partition, selection and filters are in the URL. Something unknown
+answers 404 with the selector's message; engines not loaded yet answer 503 "starting".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_safe
+
+from quotaweb.accounts.decorators import viewer_required
+from quotaweb.engine.gateway import EngineNotLoaded, UnknownPartition
+from quotaweb.usage import page_selectors
+from quotaweb.usage.forms import FitForm
+
+TITLE_NOT_FOUND = "Not found"
+TITLE_STARTING = "Starting"
+
+
+def _guarded(request: HttpRequest, answer: Callable[[], HttpResponse]) -> HttpResponse:
+    """``answer()``, or the problem page it ran into."""
+    try:
+        return answer()
+    except (page_selectors.UsageNotFound, UnknownPartition) as error:
+        # UnknownPartition: a configuration switch dropped the partition while the page read it.
+        return _problem(request, status=404, title=TITLE_NOT_FOUND, message=str(error))
+    except EngineNotLoaded:
+        response = _problem(
+            request, status=503, title=TITLE_STARTING, message=page_selectors.ERR_STARTING
+        )
+        response["Retry-After"] = "5"
+        return response
+
+
+def _page(
+    request: HttpRequest, template: str, read: Callable[..., dict[str, Any]], **kwargs: Any
+) -> HttpResponse:
+    return _guarded(request, lambda: render(request, template, read(**kwargs)))
+
+
+def _problem(request: HttpRequest, *, status: int, title: str, message: str) -> HttpResponse:
+    return render(
+        request, "usage/problem.html", {"title": title, "message": message}, status=status
+    )
+
+
+@require_safe
+@viewer_required
+def index(request: HttpRequest) -> HttpResponse:
+    """``/usage/``: the first partition's overview."""
+    return _guarded(
+        request,
+        lambda: redirect("usage:overview", partition=page_selectors.first_partition()),
+    )
+
+
+@require_safe
+@viewer_required
+def overview(request: HttpRequest, partition: str) -> HttpResponse:
+    return _page(
+        request, "usage/overview.html", page_selectors.partition_overview, partition=partition
+    )
+
+
+@require_safe
+@viewer_required
+def users(request: HttpRequest, partition: str) -> HttpResponse:
+    params = request.GET
+    return _page(
+        request, "usage/users.html", page_selectors.user_list, partition=partition,
+        q=params.get("q", "").strip(), queue=params.get("queue", "").strip(),
+        group=params.get("group", "").strip(), sort=params.get("sort", "name"),
+    )
+
+
+@require_safe
+@viewer_required
+def user(request: HttpRequest, partition: str, name: str) -> HttpResponse:
+    # Any query parameter means the "will it fit?" form was sent.
+    form = FitForm(request.GET or None)
+    question = form.question() if form.is_bound and form.is_valid() else None
+    return _page(
+        request, "usage/user.html", _with_form(page_selectors.user_detail, form),
+        partition=partition, name=name, fit=question,
+    )
+
+
+def _with_form(read: Callable[..., dict[str, Any]], form: FitForm) -> Callable[..., dict]:
+    """``read`` with the form in its context, and the engine's refusal placed on the form."""
+
+    def reading(**kwargs: Any) -> dict[str, Any]:
+        context = read(**kwargs)
+        problem = context.pop("fit_problem", None)
+        if problem is not None:
+            form.add_error(*problem)
+        context["form"] = form
+        return context
+
+    return reading
+
+
+@require_safe
+@viewer_required
+def groups(request: HttpRequest, partition: str) -> HttpResponse:
+    params = request.GET
+    return _page(
+        request, "usage/groups.html", page_selectors.group_list, partition=partition,
+        q=params.get("q", "").strip(), queue=params.get("queue", "").strip(),
+        sort=params.get("sort", "name"),
+    )
+
+
+@require_safe
+@viewer_required
+def group(request: HttpRequest, partition: str, name: str) -> HttpResponse:
+    return _page(
+        request, "usage/group.html", page_selectors.group_detail, partition=partition, name=name
+    )
+
+
+@require_safe
+@viewer_required
+def queue(request: HttpRequest, partition: str, queue_path: str) -> HttpResponse:
+    return _page(
+        request, "usage/queue.html", page_selectors.queue_detail, partition=partition,
+        queue_path=queue_path,
+    )
+
+
+@require_safe
+@viewer_required
+def activity(request: HttpRequest, partition: str) -> HttpResponse:
+    params = request.GET
+    return _page(
+        request, "usage/activity.html", page_selectors.event_list, partition=partition,
+        kind=params.get("type", ""), user=params.get("user", "").strip(),
+    )

@@ -1,0 +1,801 @@
+// Live usage pages: one websocket per page (/ws/usage/{partition}/) carrying the page's scopes;
+// snapshots and updates are applied to a small model and only the rows that changed are touched.
+//
+// The server renders the first state (the page works without this script). The rules that turn
+// usage into rows (effective limits, most constrained limit, bar colours, human units) are those
+// of quotaweb/usage/page_selectors.py and trackers/resources.py: keep them in step. Each row
+// carries a signature of its numbers (data-sig), computed the same way on both sides, so the
+// first snapshot leaves unchanged server-rendered rows alone.
+
+const PING_MS = 25_000;
+// A ping not answered (by a pong or anything else) within this long means a dead connection.
+const PONG_WAIT_MS = 10_000;
+const BACKOFF_MIN_MS = 1_000;
+const BACKOFF_MAX_MS = 30_000;
+// A short outage says "reconnecting…"; a longer one says since when the figures are stale.
+const STALE_AFTER_MS = 10_000;
+const EVENTS_SHOWN = 200;
+const APPLICATIONS = "applications";
+// Close codes of quotaweb/usage/consumers.py that retrying cannot fix.
+const GIVE_UP = new Map([
+  [4401, "log in again to see live figures"],
+  [4403, "this view is not available to you"],
+  [4404, "this partition no longer exists"],
+]);
+
+// -- human units (trackers/resources.py) ------------------------------------------------------
+
+const BYTE_UNITS = ["B", "kB", "MB", "GB", "TB", "PB", "EB"];
+
+function trimNumber(text) {
+  return text.includes(".") ? text.replace(/0+$/, "").replace(/\.$/, "") : text;
+}
+
+// Python's f"{x:.1f}": like toFixed(1), except that an exact tie goes to the even digit.
+function oneDecimal(x) {
+  const exact = x.toFixed(30);
+  const [whole, fraction] = exact.split(".");
+  if (/^\d50*$/.test(fraction) && Number(fraction[0]) % 2 === 0) return `${whole}.${fraction[0]}`;
+  return x.toFixed(1);
+}
+
+function bytes(value) {
+  let unit = 0;
+  let scaled = value;
+  while (unit < BYTE_UNITS.length - 1 && Number(oneDecimal(scaled)) >= 1000) {
+    scaled /= 1000;
+    unit += 1;
+  }
+  return `${trimNumber(oneDecimal(scaled))} ${BYTE_UNITS[unit]}`;
+}
+
+function isBytesType(kind) {
+  return kind.includes("memory") || kind.includes("storage");
+}
+
+function formatQuantity(kind, value) {
+  if (value < 0) return `-${formatQuantity(kind, -value)}`;
+  if (kind === "vcore") {
+    const cores = Math.floor(value / 1000);
+    const milli = String(value % 1000).padStart(3, "0");
+    return `${trimNumber(`${cores}.${milli}`)} vcore`;
+  }
+  return isBytesType(kind) ? bytes(value) : String(value);
+}
+
+function formatResource(resource) {
+  const kinds = Object.keys(resource).sort();
+  if (kinds.length === 0) return "nothing";
+  return kinds.map((kind) => {
+    const text = formatQuantity(kind, resource[kind]);
+    return kind === "vcore" ? text : `${kind} ${text}`;
+  }).join(", ");
+}
+
+function quantity(kind, value) {
+  return kind === APPLICATIONS ? String(value) : formatQuantity(kind, value);
+}
+
+function unit(kind) {
+  if (kind === "vcore") return " millicores";
+  return isBytesType(kind) ? " bytes" : "";
+}
+
+function amount(map, kind) {
+  return map && Object.hasOwn(map, kind) ? map[kind] : 0;
+}
+
+function byText(a, b) {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+// -- bars (page_selectors.Bar) ----------------------------------------------------------------
+
+function makeBar(kind, used, limit, source = "") {
+  const over = limit !== null && used > limit;
+  let ratio = 0;
+  if (limit !== null) {
+    const shown = Math.max(limit, 0);
+    if (shown > 0) ratio = used / shown;
+    else if (used > 0 || over) ratio = Infinity;
+  }
+  return { kind, used, limit, source, over, ratio };
+}
+
+function barLevel(bar) {
+  if (bar.limit === null) return "none";
+  if (bar.over) return "over";
+  return [90, 75, 60].map(String).find((t) => bar.ratio * 100 >= Number(t)) ?? "ok";
+}
+
+function barWidth(bar) {
+  if (bar.limit === null) return 0;
+  return bar.ratio >= 1 ? 100 : Math.max(0, Math.floor(bar.ratio * 100));
+}
+
+function barText(bar) {
+  const used = quantity(bar.kind, bar.used);
+  if (bar.limit === null) return `${used} · no limit`;
+  const limit = quantity(bar.kind, Math.max(bar.limit, 0));
+  if (bar.over) return `${used} of ${limit} · over by ${quantity(bar.kind, bar.used - bar.limit)}`;
+  return `${used} of ${limit} · ${Math.floor(bar.ratio * 100)} %`;
+}
+
+function barTitle(bar) {
+  const u = unit(bar.kind);
+  if (bar.limit === null) return `${bar.kind}: ${bar.used}${u} used, no limit`;
+  return `${bar.kind}: ${bar.used}${u} used of ${bar.limit}${u}, ${bar.limit - bar.used}${u} left; `
+    + `tightest limit at ${bar.source}`;
+}
+
+function barSig(bar) {
+  return `${bar.kind}=${bar.used}/${bar.limit === null ? "-" : bar.limit}@${bar.source}`;
+}
+
+function barLabel(bar) {
+  return bar.kind === APPLICATIONS ? "apps" : bar.kind;
+}
+
+// -- trees (page_selectors: levels, effective limits, most constrained) ------------------------
+
+function entityLevel(node) {
+  const apps = node.runningApplications ?? [];
+  return {
+    path: node.queuePath, usage: node.resourceUsage ?? {}, running: apps.length,
+    cap: node.maxResources ?? null, maxApps: node.maxApplications ?? 0, apps,
+  };
+}
+
+function queueLevel(node) {
+  return {
+    path: node.queuename, usage: node.allocatedResource ?? {}, running: node.runningApps ?? 0,
+    cap: node.maxResource ?? null, maxApps: node.maxRunningApps ?? 0, apps: [],
+  };
+}
+
+function walk(root) {
+  const out = [];
+  const stack = [root];
+  while (stack.length) {
+    const node = stack.pop();
+    out.push(node);
+    stack.push(...[...(node.children ?? [])].reverse());
+  }
+  return out;
+}
+
+function bySegments(a, b) {
+  const x = a.split(".");
+  const y = b.split(".");
+  for (let i = 0; i < Math.min(x.length, y.length); i += 1) {
+    if (x[i] !== y[i]) return byText(x[i], y[i]);
+  }
+  return x.length - y.length;
+}
+
+function levelsOf(nodes, shape) {
+  return new Map(nodes.map((node) => {
+    const level = shape(node);
+    return [level.path, level];
+  }));
+}
+
+function ordered(levels) {
+  return [...levels.keys()].sort(bySegments).map((path) => levels.get(path));
+}
+
+function chainOf(levels, path) {
+  const segments = path.split(".");
+  const chain = [];
+  for (let n = 1; n <= segments.length; n += 1) {
+    const level = levels.get(segments.slice(0, n).join("."));
+    if (level) chain.push(level);
+  }
+  return chain;
+}
+
+function effective(chain, kind) {
+  const node = chain[chain.length - 1];
+  const isApps = kind === APPLICATIONS;
+  const used = isApps ? node.running : amount(node.usage, kind);
+  let best = null;
+  for (let i = chain.length - 1; i >= 0; i -= 1) {
+    const level = chain[i];
+    let room;
+    if (isApps) {
+      if (!level.maxApps) continue;
+      room = level.maxApps - level.running;
+    } else {
+      if (!level.cap || !Object.hasOwn(level.cap, kind)) continue;
+      room = level.cap[kind] - amount(level.usage, kind);
+    }
+    if (best === null || used + room < best.limit) {
+      best = { limit: used + room, source: level.path };
+    }
+  }
+  return best ? makeBar(kind, used, best.limit, best.source) : makeBar(kind, used, null);
+}
+
+function treeRow(levels, path) {
+  const chain = chainOf(levels, path);
+  const kinds = new Set(Object.keys(chain[chain.length - 1].usage));
+  for (const level of chain) for (const kind of Object.keys(level.cap ?? {})) kinds.add(kind);
+  const bars = [...kinds].sort().map((kind) => effective(chain, kind));
+  const apps = effective(chain, APPLICATIONS);
+  return {
+    path, depth: path.split(".").length - 1, name: path.split(".").pop(), bars, apps,
+    sig: [...bars, apps].map(barSig).join(";"),
+  };
+}
+
+function mostConstrained(levels) {
+  let worst = null;
+  for (const level of levels) {
+    const cap = level.cap ?? {};
+    const bars = Object.keys(cap).sort()
+      .map((kind) => makeBar(kind, amount(level.usage, kind), cap[kind], level.path));
+    if (level.maxApps) bars.push(makeBar(APPLICATIONS, level.running, level.maxApps, level.path));
+    for (const bar of bars) if (worst === null || bar.ratio > worst.ratio) worst = bar;
+  }
+  return worst;
+}
+
+function entityRow(name, obj) {
+  const levels = levelsOf(walk(obj.queues), entityLevel);
+  const root = levels.get("root");
+  const constrained = mostConstrained(ordered(levels));
+  const groups = [...new Set(Object.values(obj.groups ?? {}))].sort();
+  const usage = root.usage;
+  const usageSig = Object.keys(usage).sort().map((kind) => `${kind}=${usage[kind]}`).join(",");
+  return {
+    name, constrained, running: root.running, usage, groups, paths: new Set(levels.keys()),
+    sig: [constrained ? barSig(constrained) : "-", root.running, usageSig, groups.join(",")]
+      .join("|"),
+  };
+}
+
+// An update replaces a user or group object, never changes it: what is computed from one object
+// is kept with it, so a redraw of 10,000 users recomputes only those that changed.
+const derived = new WeakMap();
+
+function derive(obj, name, compute) {
+  let entry = derived.get(obj);
+  if (!entry) {
+    entry = new Map();
+    derived.set(obj, entry);
+  }
+  if (!entry.has(name)) entry.set(name, compute());
+  return entry.get(name);
+}
+
+function appQueues(levels) {
+  // An application runs in one leaf and every ancestor lists it too: the deepest comes last.
+  const where = new Map();
+  for (const level of ordered(levels)) for (const app of level.apps) where.set(app, level.path);
+  return [...where.entries()].sort((a, b) => byText(a[0], b[0]));
+}
+
+// -- DOM ----------------------------------------------------------------------------------------
+
+function h(tag, attrs, ...children) {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs ?? {})) {
+    if (value === null || value === undefined || value === false) continue;
+    element.setAttribute(name, value === true ? "" : String(value));
+  }
+  const present = (child) => child !== null && child !== undefined && child !== false;
+  element.append(...children.flat(Infinity).filter(present));
+  return element;
+}
+
+function pad(number) {
+  return String(number).padStart(2, "0");
+}
+
+function clock(date) {
+  return `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
+}
+
+function barElement(bar) {
+  return h("div", { class: `ubar lvl-${barLevel(bar)}`, title: barTitle(bar) },
+    h("span", { class: "ubar-label" }, barLabel(bar)),
+    h("span", { class: "ubar-track", "aria-hidden": "true" },
+      h("span", { class: "ubar-fill", style: `width: ${barWidth(bar)}%` })),
+    h("span", { class: "ubar-text" }, barText(bar)));
+}
+
+function barsCell(bars) {
+  return h("td", { class: "bars" },
+    bars.length ? bars.map(barElement) : h("span", { class: "hint" }, "nothing used, no limit"));
+}
+
+// Put rows (each {key, sig, build}) into tbody in order, touching only what changed: a row
+// whose signature is unchanged stays as it is; a changed row gets only its changed cells.
+function reconcile(tbody, rows) {
+  const existing = new Map([...tbody.rows].map((tr) => [tr.dataset.key, tr]));
+  let cursor = tbody.firstElementChild;
+  for (const row of rows) {
+    let tr = existing.get(row.key);
+    existing.delete(row.key);
+    if (!tr) {
+      tr = row.build();
+      flash(tr);
+    } else if (tr.dataset.sig !== row.sig) {
+      const fresh = row.build();
+      [...fresh.children].forEach((cell, index) => {
+        const old = tr.children[index];
+        if (!old) tr.append(cell);
+        else if (old.innerHTML !== cell.innerHTML) old.replaceWith(cell);
+      });
+      for (const name of ["style", "class", "data-sig"]) {
+        const value = fresh.getAttribute(name);
+        if (value === null) tr.removeAttribute(name);
+        else tr.setAttribute(name, value);
+      }
+      flash(tr);
+    }
+    if (tr === cursor) cursor = cursor.nextElementSibling;
+    else tbody.insertBefore(tr, cursor);
+  }
+  for (const tr of existing.values()) tr.remove();
+}
+
+function flash(element) {
+  element.classList.remove("changed");
+  // Restart the animation: reading offsetWidth makes the browser see the class removed.
+  void element.offsetWidth;
+  element.classList.add("changed");
+}
+
+function replaceField(root, name, ...content) {
+  const field = root.querySelector(`[data-field="${name}"]`);
+  if (!field) return;
+  const fresh = h("span", null, ...content);
+  if (field.textContent.trim() !== fresh.textContent.trim()) {
+    field.replaceChildren(...fresh.childNodes);
+  }
+}
+
+function toggle(root, selector, shown) {
+  const element = root.querySelector(selector);
+  if (element) element.hidden = !shown;
+}
+
+// -- the page -----------------------------------------------------------------------------------
+
+class Page {
+  constructor(root) {
+    this.root = root;
+    this.partition = root.dataset.partition;
+    this.scopes = root.dataset.scopes.split(" ").filter(Boolean);
+  }
+
+  url(kind, name) {
+    // As Django's reverse() writes them: / : @ and the sub-delimiters stay as they are.
+    const encoded = encodeURIComponent(name)
+      .replace(/%(2F|3A|40|24|26|2B|2C|3B|3D)/g, (escape) => decodeURIComponent(escape));
+    const template = this.root.dataset[`${kind}Url`];
+    return template.replace(kind === "queue" ? "__path__" : "__name__", encoded);
+  }
+
+  link(kind, name, text = name) {
+    return h("a", { href: this.url(kind, name) }, text);
+  }
+
+  treeRowElement(row, { linked = true } = {}) {
+    return h("tr", { "data-key": row.path, "data-sig": row.sig, style: `--depth: ${row.depth}` },
+      h("th", { scope: "row", class: "qname" },
+        linked
+          ? h("a", { href: this.url("queue", row.path), title: row.path }, row.name)
+          : row.name),
+      barsCell(row.bars),
+      h("td", { class: "apps" }, barElement(row.apps)));
+  }
+
+  treeRows(levels) {
+    return [...levels.keys()].sort(bySegments).map((path) => {
+      const row = treeRow(levels, path);
+      return { key: row.path, sig: row.sig, build: () => this.treeRowElement(row) };
+    });
+  }
+
+  constrained(bar) {
+    if (!bar) return h("span", { class: "hint" }, "no limit applies");
+    return [barElement(bar),
+      h("span", { class: "hint" }, `${barLabel(bar)} at `, this.link("queue", bar.source))];
+  }
+
+  rows(name) {
+    return this.root.querySelector(`tbody[data-rows="${name}"]`);
+  }
+
+  // Draw everything the known scopes allow; a view with several scopes draws each part once
+  // its scope has arrived.
+  render(state) {
+    const view = this.root.dataset.view;
+    if (view === "overview") this.overview(state.get("queues"));
+    else if (view === "users" || view === "groups") this.entities(view, state.get(view));
+    else if (view === "user") this.user(state.get(this.scopes[0]));
+    else if (view === "group") this.group(state);
+    else if (view === "queue") this.queue(state);
+    else if (view === "activity") this.activity(state.get("events"));
+  }
+
+  overview(queues) {
+    if (!queues) return;
+    const levels = levelsOf([...queues.values()], queueLevel);
+    reconcile(this.rows("tree"), this.treeRows(levels));
+    const root = levels.get("root");
+    if (!root) return;
+    replaceField(this.root, "running", String(root.running));
+    replaceField(this.root, "usage", formatResource(root.usage));
+    toggle(this.root, "[data-idle]", Object.keys(root.usage).length === 0 && root.running === 0);
+  }
+
+  entities(kind, objects) {
+    if (!objects) return;
+    const { q = "", queue = "", group = "", sort = "name" } = this.root.dataset;
+    const everyone = [...objects.entries()]
+      .map(([name, obj]) => derive(obj, "row", () => entityRow(name, obj)));
+    const shown = everyone.filter((row) => (!q || row.name.toLowerCase().includes(q.toLowerCase()))
+      && (!queue || row.paths.has(queue)) && (!group || row.groups.includes(group)));
+    shown.sort((a, b) => byText(a.name, b.name));
+    if (sort === "usage") {
+      const key = (row) => -(row.constrained ? row.constrained.ratio : -1);
+      shown.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+    } else if (sort === "apps") {
+      shown.sort((a, b) => b.running - a.running);
+    }
+    reconcile(this.rows(kind), shown.map((row) => ({
+      key: row.name, sig: row.sig, build: () => this.entityRowElement(kind, row),
+    })));
+    this.root.querySelector("[data-shown]").textContent = String(shown.length);
+    this.root.querySelector("[data-total]").textContent = String(everyone.length);
+    toggle(this.root, "[data-empty]", shown.length === 0);
+  }
+
+  entityRowElement(kind, row) {
+    const usersList = kind === "users";
+    return h("tr", { "data-key": row.name, "data-sig": row.sig },
+      h("th", { scope: "row" }, this.link(usersList ? "user" : "group", row.name)),
+      h("td", null, this.constrained(row.constrained)),
+      h("td", { class: "num" }, String(row.running)),
+      h("td", null, formatResource(row.usage)),
+      usersList ? h("td", null, row.groups.length
+        ? row.groups.map((name, i) => [i ? ", " : "", this.link("group", name)])
+        : h("span", { class: "hint" }, "none")) : null);
+  }
+
+  // The tree, applications and summary of one user or group object (null once it is gone).
+  entity(obj, appCells) {
+    toggle(this.root, "[data-gone]", !obj);
+    if (!obj) return null;
+    const levels = levelsOf(walk(obj.queues), entityLevel);
+    reconcile(this.rows("tree"), this.treeRows(levels));
+    const root = levels.get("root");
+    replaceField(this.root, "running", String(root.running));
+    replaceField(this.root, "usage", formatResource(root.usage));
+    replaceField(this.root, "constrained", this.constrained(mostConstrained(ordered(levels))));
+    const apps = appQueues(levels);
+    reconcile(this.rows("apps"), apps.map(([app, queue]) => {
+      const [other, otherSig] = appCells(app);
+      return {
+        key: app, sig: `${queue}|${otherSig}`,
+        build: () => h("tr", { "data-key": app, "data-sig": `${queue}|${otherSig}` },
+          h("th", { scope: "row" }, h("code", null, app)),
+          h("td", null, this.link("queue", queue)),
+          h("td", null, other)),
+      };
+    }));
+    toggle(this.root, "[data-empty-apps]", apps.length === 0);
+    return obj;
+  }
+
+  user(obj) {
+    if (obj === undefined) return;
+    const links = obj?.groups ?? {};
+    const shown = this.entity(obj, (app) => {
+      const group = Object.hasOwn(links, app) ? links[app] : null;
+      return group
+        ? [this.link("group", group), `${group}|-`]
+        : [h("span", { class: "hint" }, "no group"), "-|-"];
+    });
+    if (!shown) return;
+    const groups = [...new Set(Object.values(links))].sort();
+    replaceField(this.root, "groups", groups.length
+      ? groups.map((name, i) => [i ? ", " : "", this.link("group", name)]) : "no group");
+  }
+
+  group(state) {
+    const name = this.root.dataset.name;
+    const own = this.scopes[0];
+    // The group wildcard has no scope of its own: its page picks it out of the groups list.
+    let obj = state.get(own);
+    if (own === "groups") obj = obj ? obj.get(name) ?? null : undefined;
+    const users = state.get("users");
+    const owners = new Map();
+    const members = [];
+    const byName = [...(users ?? new Map()).entries()].sort((a, b) => byText(a[0], b[0]));
+    for (const [user, userObj] of byName) {
+      const apps = Object.entries(userObj.groups ?? {}).filter(([, g]) => g === name)
+        .map(([app]) => app).sort();
+      if (!apps.length) continue;
+      members.push({ user, apps });
+      for (const app of apps) owners.set(app, user);
+    }
+    if (obj !== undefined && users) {
+      this.entity(obj, (app) => {
+        const user = owners.get(app);
+        return user
+          ? [this.link("user", user), `-|${user}`]
+          : [h("span", { class: "hint" }, "unknown"), "-|-"];
+      });
+    }
+    if (!users) return;
+    reconcile(this.rows("members"), members.map(({ user, apps }) => ({
+      key: user, sig: apps.join(","),
+      build: () => h("tr", { "data-key": user, "data-sig": apps.join(",") },
+        h("th", { scope: "row" }, this.link("user", user)),
+        h("td", null, apps.map((app, i) => [i ? ", " : "", h("code", null, app)]))),
+    })));
+    replaceField(this.root, "members", String(members.length));
+    toggle(this.root, "[data-empty-members]", members.length === 0);
+  }
+
+  queue(state) {
+    const path = this.root.dataset.path;
+    const queues = state.get("queues");
+    if (queues) {
+      const levels = levelsOf([...queues.values()], queueLevel);
+      if (levels.has(path)) {
+        const row = treeRow(levels, path);
+        reconcile(this.rows("queue"), [{
+          key: path, sig: row.sig,
+          build: () => {
+            const tr = this.treeRowElement(row, { linked: false });
+            tr.removeAttribute("style");
+            return tr;
+          },
+        }]);
+      }
+    }
+    for (const kind of ["users", "groups"]) {
+      const objects = state.get(kind);
+      if (!objects) continue;
+      const using = [];
+      for (const [name, obj] of [...objects.entries()].sort((a, b) => byText(a[0], b[0]))) {
+        const row = derive(obj, `using ${path}`, () => {
+          const levels = levelsOf(walk(obj.queues), entityLevel);
+          const level = levels.get(path);
+          return level && (Object.keys(level.usage).length || level.running)
+            ? treeRow(levels, path) : null;
+        });
+        if (row) using.push({ name, row });
+      }
+      reconcile(this.rows(kind), using.map(({ name, row }) => ({
+        key: name, sig: row.sig,
+        build: () => h("tr", { "data-key": name, "data-sig": row.sig },
+          h("th", { scope: "row" }, this.link(kind === "users" ? "user" : "group", name)),
+          barsCell(row.bars),
+          h("td", { class: "apps" }, barElement(row.apps))),
+      })));
+      toggle(this.root, `[data-empty-${kind}]`, using.length === 0);
+    }
+  }
+
+  activity(events) {
+    if (!events) return;
+    const { type = "", user = "" } = this.root.dataset;
+    const shown = [...events.values()]
+      .filter((event) => (!type || event.type === type) && (!user || event.user === user))
+      .sort((a, b) => b.seq - a.seq)
+      .slice(0, EVENTS_SHOWN);
+    reconcile(this.rows("events"), shown.map((event) => ({
+      key: String(event.seq), sig: String(event.seq), build: () => this.eventElement(event),
+    })));
+    toggle(this.root, "[data-empty]", shown.length === 0);
+  }
+
+  eventElement(event) {
+    const at = new Date(event.time * 1000);
+    return h("tr", { class: `ev ev-${event.type}`, "data-key": event.seq, "data-sig": event.seq },
+      h("td", null, h("time", { datetime: at.toISOString() }, clock(at))),
+      h("td", null, h("span", { class: "ev-kind" }, event.type),
+        event.reason ? [" ", h("span", { class: "hint" }, event.reason)] : null),
+      h("td", null, this.link("user", event.user),
+        event.group
+          ? [" ", h("span", { class: "hint" }, "as"), " ", this.link("group", event.group)]
+          : null),
+      h("td", null, this.link("queue", event.queuePath)),
+      h("td", null, formatResource(event.resource), " ",
+        h("span", { class: "hint" }, "· ", h("code", null, event.applicationId)),
+        event.message ? h("p", { class: "ev-message" }, event.message) : null));
+  }
+}
+
+// -- scope state: what a snapshot sets and an update changes ------------------------------------
+
+function fromSnapshot(scope, data) {
+  if (scope === "users") return new Map(data.map((obj) => [obj.userName, obj]));
+  if (scope === "groups") return new Map(data.map((obj) => [obj.groupName, obj]));
+  if (scope === "queues") {
+    return new Map(walk(data).map(({ children, ...node }) => [node.queuename, node]));
+  }
+  if (scope === "events") return new Map(data.map((event) => [event.seq, event]));
+  return data; // user:<name> or group:<name>: one object, or null when unknown
+}
+
+function withUpdate(scope, current, changed, removed) {
+  if (scope === "users" || scope === "groups") {
+    const key = scope === "users" ? "userName" : "groupName";
+    for (const obj of changed) current.set(obj[key], obj);
+    for (const name of removed) current.delete(name);
+    return current;
+  }
+  if (scope === "queues") {
+    for (const node of changed) current.set(node.queuename, node);
+    return current;
+  }
+  if (scope === "events") {
+    for (const event of changed) current.set(event.seq, event);
+    return current;
+  }
+  if (removed.length) return null;
+  return changed.length ? changed[changed.length - 1] : current;
+}
+
+// -- the connection -----------------------------------------------------------------------------
+
+class Live {
+  constructor(page, badge) {
+    this.page = page;
+    this.badge = badge;
+    this.state = new Map();
+    this.seq = new Map();
+    this.waiting = new Set();
+    this.attempt = 0;
+    this.socket = null;
+    this.staleSince = null;
+    this.timers = {};
+    this.drawing = false;
+  }
+
+  start() {
+    this.show("connecting", "connecting…", "Opening the live connection.");
+    this.connect();
+  }
+
+  connect() {
+    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    const url = `${scheme}://${location.host}/ws/usage/${encodeURIComponent(this.page.partition)}/`;
+    const socket = new WebSocket(url);
+    this.socket = socket;
+    socket.addEventListener("open", () => {
+      this.waiting = new Set(this.page.scopes);
+      for (const scope of this.page.scopes) this.send({ type: "subscribe", scope });
+      this.heartbeat();
+    });
+    socket.addEventListener("message", (message) => this.receive(message.data));
+    socket.addEventListener("close", (event) => this.lost(socket, event.code));
+  }
+
+  send(message) {
+    if (this.socket?.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify(message));
+  }
+
+  heartbeat() {
+    clearInterval(this.timers.ping);
+    this.timers.ping = setInterval(() => {
+      this.send({ type: "ping" });
+      clearTimeout(this.timers.pong);
+      this.timers.pong = setTimeout(() => this.lost(this.socket, 0), PONG_WAIT_MS);
+    }, PING_MS);
+  }
+
+  receive(text) {
+    clearTimeout(this.timers.pong); // anything heard proves the connection alive
+    let message;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      return;
+    }
+    const { type, scope } = message;
+    if (type === "snapshot") {
+      // Asked for, or sent unasked after a configuration change: it replaces what we have.
+      this.state.set(scope, fromSnapshot(scope, message.data));
+      this.seq.set(scope, message.seq);
+      this.waiting.delete(scope);
+      if (this.waiting.size === 0) this.live();
+      this.draw();
+    } else if (type === "update") {
+      if (this.waiting.has(scope) || !this.seq.has(scope)) return; // a snapshot is on its way
+      const last = this.seq.get(scope);
+      if (message.seq <= last) return; // already in what we have
+      if (message.seq !== last + 1) {
+        // Something was lost: ask for the whole state again.
+        this.waiting.add(scope);
+        this.send({ type: "resync", scope });
+        return;
+      }
+      this.seq.set(scope, message.seq);
+      const { changed, removed } = message;
+      this.state.set(scope, withUpdate(scope, this.state.get(scope), changed, removed));
+      this.draw();
+    } else if (type === "error") {
+      console.warn("live usage:", message.message);
+    }
+  }
+
+  draw() {
+    // Several messages in one frame make one redraw.
+    if (this.drawing) return;
+    this.drawing = true;
+    requestAnimationFrame(() => {
+      this.drawing = false;
+      this.page.render(this.state);
+    });
+  }
+
+  live() {
+    this.attempt = 0;
+    this.staleSince = null;
+    clearTimeout(this.timers.stale);
+    this.show("live", "live", "Connected: figures update as usage changes.");
+  }
+
+  lost(socket, code) {
+    if (socket !== this.socket) return; // an old socket closing late
+    this.socket = null;
+    clearInterval(this.timers.ping);
+    clearTimeout(this.timers.pong);
+    socket.close();
+    this.staleSince ??= new Date();
+    const since = clock(this.staleSince);
+    const reason = GIVE_UP.get(code);
+    if (reason) {
+      this.show("stale", `stale since ${since}`, `Not live: ${reason}.`);
+      return;
+    }
+    const delay = Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** this.attempt);
+    this.attempt += 1;
+    // Jitter: a restarted server is not met by every page at the same instant.
+    const wait = delay / 2 + Math.random() * (delay / 2);
+    if (Date.now() - this.staleSince.getTime() < STALE_AFTER_MS) {
+      this.show("reconnecting", "reconnecting…", `Connection lost at ${since}; reconnecting.`);
+      clearTimeout(this.timers.stale);
+      this.timers.stale = setTimeout(() => {
+        if (!this.socket || this.socket.readyState !== WebSocket.OPEN) this.stale();
+      }, STALE_AFTER_MS);
+    } else {
+      this.stale();
+    }
+    clearTimeout(this.timers.retry);
+    this.timers.retry = setTimeout(() => this.connect(), wait);
+  }
+
+  stale() {
+    const since = clock(this.staleSince);
+    this.show("stale", `stale since ${since}`,
+      `Connection lost at ${since}; still trying to reconnect. The figures are from then.`);
+  }
+
+  show(state, text, title) {
+    this.badge.dataset.state = state;
+    this.badge.textContent = text;
+    this.badge.title = title;
+  }
+}
+
+function localTimes(root) {
+  for (const time of root.querySelectorAll("time[datetime]")) {
+    time.textContent = clock(new Date(time.dateTime));
+  }
+}
+
+const root = document.querySelector("[data-live]");
+const badge = root?.querySelector("[data-live-badge]");
+if (root && badge && "WebSocket" in window) {
+  localTimes(root);
+  new Live(new Page(root), badge).start();
+}
