@@ -11,11 +11,15 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from quotaweb.allocations.selectors import events_after
 from quotaweb.api.selectors import partition_queues
 from quotaweb.engine.gateway import engines_get
 from quotaweb.usage.models import OverLimit, UsageSample
 from quotaweb.usage.scopes import Scope
+
+# At most this many new events per update: the feed shows what happens now, and at thousands of
+# allocations a second a page cannot show more anyway.
+EVENTS_PER_UPDATE = 100
+EVENTS_SNAPSHOT = 200
 
 
 def scope_snapshot(*, partition: str, scope: Scope) -> Any:
@@ -30,12 +34,8 @@ def scope_snapshot(*, partition: str, scope: Scope) -> Any:
         return gateway.group_usage(partition, scope.name)
     if scope.kind == "queues":
         return partition_queues(partition=partition)
-    return events_after(partition=partition, after=0)["events"]
-
-
-# At most this many new events per update: the feed shows what happens now, and at thousands of
-# allocations a second a page cannot show more anyway.
-EVENTS_PER_UPDATE = 100
+    # The newest events, as the feed shows them (the oldest kept could be hours old).
+    return gateway.events_newest(partition, after=0, limit=EVENTS_SNAPSHOT)[0]
 
 
 @dataclass
