@@ -165,3 +165,14 @@ async def test_an_unknown_partition_says_so_and_closes(token):
     answer = await socket.receive_json_from(timeout=2)
     assert answer == {"type": "error", "message": consumers.ERR_PARTITION.format(partition="nope")}
     assert (await socket.receive_output(timeout=2))["code"] == consumers.CLOSE_NOT_FOUND
+
+
+async def test_the_events_snapshot_holds_the_newest_events(token, monkeypatch):
+    from quotaweb.usage import selectors
+
+    monkeypatch.setattr(selectors, "EVENTS_SNAPSHOT", 2)
+    for n in range(5):
+        await _allocate(f"k{n}", memory=2**20)
+    socket, snapshot = await _subscribed(token, "events")
+    assert [event["allocationKey"] for event in snapshot["data"]] == ["k3", "k4"]
+    await socket.disconnect()
