@@ -1,4 +1,5 @@
-"""Admin pages for team-dashboard links: list, create, revoke."""
+"""Team dashboards: the page a link shows (no login, read-only), and the admins' pages to list,
+create and revoke links."""
 
 from __future__ import annotations
 
@@ -12,10 +13,15 @@ from quotaweb.engine.gateway import EngineNotLoaded, engines_get
 from quotaweb.teams import selectors, services
 from quotaweb.teams.forms import TeamLinkForm
 from quotaweb.teams.models import TeamLink
+from quotaweb.usage import page_selectors
 
 CREATED = "Link created for {kind} {name}: copy it from the list below."
 REVOKED = "The link for {kind} {name} is revoked; screens using it close within a minute."
 ERR_NO_LINK = "There is no team link {link_id}."
+ERR_LINK_INVALID = (
+    "This team link is not valid (it was revoked, or mistyped). Ask a quota admin for a new one."
+)
+ERR_STARTING = "The server is starting; this page will work in a moment."
 
 
 def _partitions() -> list[str]:
@@ -60,3 +66,23 @@ def revoke(request: HttpRequest, link_id: int) -> HttpResponse:
         return redirect("teams:links")
     messages.success(request, REVOKED.format(kind=link.kind, name=link.name))
     return redirect("teams:links")
+
+
+@require_http_methods(["GET", "HEAD"])
+def dashboard(request: HttpRequest, token: str) -> HttpResponse:
+    """One team's live usage for whoever has the link: read-only, no login, ``?kiosk=1`` for a
+    wall screen. The page's socket uses the same token, which reads only this team's scope."""
+    link = selectors.team_link_active(token=token)
+    if link is None:
+        return render(request, "teams/invalid.html", {"message": ERR_LINK_INVALID}, status=404)
+    read = page_selectors.group_detail if link.kind == TeamLink.KIND_GROUP else (
+        page_selectors.user_detail
+    )
+    context = {"link": link, "kiosk": request.GET.get("kiosk") == "1"}
+    try:
+        context.update(read(partition=link.partition, name=link.name))
+    except page_selectors.UsageNotFound:
+        context["empty"] = True
+    except EngineNotLoaded:
+        return render(request, "teams/invalid.html", {"message": ERR_STARTING}, status=503)
+    return render(request, "teams/dashboard.html", context)

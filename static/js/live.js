@@ -523,7 +523,9 @@ class Page {
       members.push({ user, apps });
       for (const app of apps) owners.set(app, user);
     }
-    if (obj !== undefined && users) {
+    // A team dashboard reads only its group's scope: it draws without the members' names.
+    const needsUsers = this.scopes.includes("users");
+    if (obj !== undefined && (users || !needsUsers)) {
       this.entity(obj, (app) => {
         const user = owners.get(app);
         return user
@@ -667,7 +669,10 @@ class Live {
 
   connect() {
     const scheme = location.protocol === "https:" ? "wss" : "ws";
-    const url = `${scheme}://${location.host}/ws/usage/${encodeURIComponent(this.page.partition)}/`;
+    // A team dashboard has no login: its link token opens the socket (read-only, one scope).
+    const token = this.page.root.dataset.token;
+    const query = token ? `?token=${encodeURIComponent(token)}` : "";
+    const url = `${scheme}://${location.host}/ws/usage/${encodeURIComponent(this.page.partition)}/${query}`;
     const socket = new WebSocket(url);
     this.socket = socket;
     socket.addEventListener("open", () => {
