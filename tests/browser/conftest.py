@@ -69,3 +69,19 @@ def log_in(page, live_server):
         page.wait_for_load_state()
 
     return log_in_as
+
+
+@pytest.fixture(scope="module")
+def demo_server(tmp_path_factory):
+    """A real ``manage.py demo`` (websockets need it; the test live server has none) with the
+    usage pages' config, for the tests of one module."""
+    from tests.server_process import ServerProcess, free_port
+    from tests.usage.pages import PAGES_YAML
+
+    process = ServerProcess(tmp_path_factory.mktemp("demo"), free_port(), config_yaml=PAGES_YAML)
+    process.start()
+    try:
+        process.wait_ready()
+        yield process
+    finally:
+        process.close()

@@ -12,8 +12,8 @@ import time
 import pytest
 from playwright.sync_api import expect
 
-from tests.server_process import ServerProcess, free_port
-from tests.usage.pages import PAGES_YAML, GiB
+from tests.server_process import ServerProcess
+from tests.usage.pages import GiB
 
 pytestmark = pytest.mark.browser
 
@@ -25,14 +25,8 @@ RECONNECT_MS = 45_000
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    process = ServerProcess(tmp_path_factory.mktemp("live"), free_port(), config_yaml=PAGES_YAML)
-    process.start()
-    try:
-        process.wait_ready()
-        yield process
-    finally:
-        process.close()
+def server(demo_server):
+    return demo_server
 
 
 @pytest.fixture(scope="module")

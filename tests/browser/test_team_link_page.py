@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.server_process import ServerProcess, free_port
-from tests.usage.pages import PAGES_YAML, GiB
+from tests.server_process import ServerProcess
+from tests.usage.pages import GiB
 
 pytestmark = pytest.mark.browser
 
@@ -15,14 +15,8 @@ ALLOCATIONS = "/api/v1/partitions/default/allocations"
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    process = ServerProcess(tmp_path_factory.mktemp("team"), free_port(), config_yaml=PAGES_YAML)
-    process.start()
-    try:
-        process.wait_ready()
-        yield process
-    finally:
-        process.close()
+def server(demo_server):
+    return demo_server
 
 
 def _allocate(server: ServerProcess, token: str, key: str, user: str, groups: list[str]) -> None:

@@ -13,19 +13,12 @@ from channels.testing import WebsocketCommunicator
 from quotaweb.allocations import services
 from quotaweb.allocations.services import allocation_request
 from quotaweb.usage import consumers
-from quotaweb.usage.broadcaster import INTERVAL, broadcaster_reset
+from quotaweb.usage.broadcaster import INTERVAL
 from tests.api.allocation_support import GiB, body
+from tests.usage.conftest import live_socket
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
-ORIGIN = (b"origin", b"http://127.0.0.1")
-
-
-@pytest.fixture(autouse=True)
-def _fresh_broadcaster():
-    broadcaster_reset()
-    yield
-    broadcaster_reset()
 
 
 @pytest.fixture
@@ -34,13 +27,6 @@ def token(admin, capped_engines):
 
     return Token.objects.create(user=admin).key
 
-
-def _socket(token: str, partition: str = "default", origin=ORIGIN) -> WebsocketCommunicator:
-    from quotaweb.asgi import application
-
-    return WebsocketCommunicator(
-        application, f"/ws/usage/{partition}/?token={token}", headers=[origin]
-    )
 
 
 @sync_to_async
@@ -52,7 +38,7 @@ def _allocate(key: str, **kwargs) -> None:
 
 
 async def _subscribed(token: str, scope: str) -> tuple[WebsocketCommunicator, dict]:
-    socket = _socket(token)
+    socket = live_socket(token)
     connected, _ = await socket.connect()
     assert connected
     await socket.send_json_to({"type": "subscribe", "scope": scope})
@@ -128,7 +114,7 @@ async def test_the_queue_and_events_scopes(token):
     ],
 )
 async def test_a_bad_message_gets_an_error_and_the_socket_stays_open(token, message, error):
-    socket = _socket(token)
+    socket = live_socket(token)
     await socket.connect()
     await socket.send_to(text_data=message)
     answer = await socket.receive_json_from(timeout=2)
@@ -149,17 +135,17 @@ async def test_unsubscribed_scopes_get_no_more_updates(token):
 
 async def test_no_credentials_or_a_bad_token_is_refused(capped_engines):
     for key in ("", "nope"):
-        connected, code = await _socket(key).connect()
+        connected, code = await live_socket(key).connect()
         assert (connected, code) == (False, consumers.CLOSE_UNAUTHENTICATED)
 
 
 async def test_a_foreign_origin_is_refused(token):
-    connected, _ = await _socket(token, origin=(b"origin", b"http://evil.example")).connect()
+    connected, _ = await live_socket(token, origin=(b"origin", b"http://evil.example")).connect()
     assert connected is False
 
 
 async def test_an_unknown_partition_says_so_and_closes(token):
-    socket = _socket(token, partition="nope")
+    socket = live_socket(token, partition="nope")
     connected, _ = await socket.connect()
     assert connected
     answer = await socket.receive_json_from(timeout=2)

@@ -6,23 +6,14 @@ from __future__ import annotations
 
 import pytest
 from asgiref.sync import sync_to_async
-from channels.testing import WebsocketCommunicator
 from django.test import override_settings
 
 from quotaweb.teams.services import team_link_create, team_link_revoke
 from quotaweb.usage import consumers
-from quotaweb.usage.broadcaster import broadcaster_reset
+from tests.usage.conftest import live_socket
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
-ORIGIN = (b"origin", b"http://127.0.0.1")
-
-
-@pytest.fixture(autouse=True)
-def _fresh_broadcaster():
-    broadcaster_reset()
-    yield
-    broadcaster_reset()
 
 
 @pytest.fixture
@@ -30,16 +21,9 @@ def ml_link(admin, capped_engines):
     return team_link_create(partition="default", kind="group", name="ml", author=admin)
 
 
-def _socket(token: str, partition: str = "default") -> WebsocketCommunicator:
-    from quotaweb.asgi import application
-
-    return WebsocketCommunicator(
-        application, f"/ws/usage/{partition}/?token={token}", headers=[ORIGIN]
-    )
-
 
 async def test_a_team_link_reads_its_group_and_nothing_else(ml_link):
-    socket = _socket(ml_link.token)
+    socket = live_socket(ml_link.token)
     assert (await socket.connect())[0]
     await socket.send_json_to({"type": "subscribe", "scope": "group:ml"})
     snapshot = await socket.receive_json_from(timeout=2)
@@ -58,7 +42,7 @@ async def test_a_team_link_is_refused_in_another_partition(admin, capped_engines
     link = await sync_to_async(team_link_create)(
         partition="default", kind="user", name="alice", author=admin
     )
-    socket = _socket(link.token, partition="gpu")
+    socket = live_socket(link.token, partition="gpu")
     assert (await socket.connect())[0]
     assert (await socket.receive_json_from(timeout=2))["type"] == "error"
     assert (await socket.receive_output(timeout=2))["code"] == consumers.CLOSE_FORBIDDEN
@@ -66,30 +50,30 @@ async def test_a_team_link_is_refused_in_another_partition(admin, capped_engines
 
 @override_settings(QUOTAWEB_SOCKET_RECHECK_SECONDS=1)
 async def test_revoking_a_link_closes_its_sockets(ml_link):
-    socket = _socket(ml_link.token)
+    socket = live_socket(ml_link.token)
     assert (await socket.connect())[0]
     await sync_to_async(team_link_revoke)(link_id=ml_link.pk)
     closing = await socket.receive_json_from(timeout=3)
     assert closing == {"type": "error", "message": consumers.ERR_REVOKED}
     assert (await socket.receive_output(timeout=2))["code"] == consumers.CLOSE_FORBIDDEN
-    refused = await _socket(ml_link.token).connect()
+    refused = await live_socket(ml_link.token).connect()
     assert refused == (False, consumers.CLOSE_UNAUTHENTICATED)
 
 
 @override_settings(QUOTAWEB_SOCKET_RECHECK_SECONDS=1)
-async def test_a_deleted_api_token_or_a_deactivated_account_closes_the_socket(
+async def test_a_deleted_api_token_or_a_deactivated_account_closes_thelive_socket(
     admin, viewer, capped_engines
 ):
     from rest_framework.authtoken.models import Token
 
     token = await sync_to_async(Token.objects.create)(user=admin)
-    socket = _socket(token.key)
+    socket = live_socket(token.key)
     assert (await socket.connect())[0]
     await sync_to_async(token.delete)()
     assert (await socket.receive_json_from(timeout=3))["message"] == consumers.ERR_REVOKED
 
     viewer_token = await sync_to_async(Token.objects.create)(user=viewer)
-    socket = _socket(viewer_token.key)
+    socket = live_socket(viewer_token.key)
     assert (await socket.connect())[0]
     viewer.is_active = False
     await sync_to_async(viewer.save)()
@@ -101,7 +85,7 @@ async def test_a_valid_socket_stays_open_through_checks(admin, capped_engines):
 
     token = await sync_to_async(Token.objects.create)(user=admin)
     with override_settings(QUOTAWEB_SOCKET_RECHECK_SECONDS=1):
-        socket = _socket(token.key)
+        socket = live_socket(token.key)
         assert (await socket.connect())[0]
         assert await socket.receive_nothing(timeout=2.5)
         await socket.send_json_to({"type": "ping"})
