@@ -1,18 +1,22 @@
-"""Live usage pages: a partition's queues, its users and groups, one queue, the activity feed.
+"""Live usage pages: a partition's queues, its users and groups, one queue, the activity feed;
+and from the samples, who sits above a limit and trends over time (with a CSV export).
 
 Read-only for everyone logged in. Each view calls one selector of ``page_selectors`` and renders
 the first state on the server (so a page works without scripts); ``static/js/live.js`` then
-follows the live socket. Partition, selection and filters are in the URL. Something unknown
-answers 404 with the selector's message; engines not loaded yet answer 503 "starting".
+follows the live socket (the sampled pages are not live: they say when the last sample was).
+Partition, selection and filters are in the URL. Something unknown answers 404 with the
+selector's message, a parameter out of range 400; engines not loaded yet answer 503 "starting".
 """
 
 from __future__ import annotations
 
+import csv
 from collections.abc import Callable
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_safe
 
 from quotaweb.accounts.decorators import viewer_required
@@ -21,6 +25,7 @@ from quotaweb.usage import page_selectors
 from quotaweb.usage.forms import FitForm
 
 TITLE_NOT_FOUND = "Not found"
+TITLE_BAD_REQUEST = "Cannot show this"
 TITLE_STARTING = "Starting"
 
 
@@ -31,6 +36,8 @@ def _guarded(request: HttpRequest, answer: Callable[[], HttpResponse]) -> HttpRe
     except (page_selectors.UsageNotFound, UnknownPartition) as error:
         # UnknownPartition: a configuration switch dropped the partition while the page read it.
         return _problem(request, status=404, title=TITLE_NOT_FOUND, message=str(error))
+    except page_selectors.UsageBadRequest as error:
+        return _problem(request, status=400, title=TITLE_BAD_REQUEST, message=str(error))
     except EngineNotLoaded:
         response = _problem(
             request, status=503, title=TITLE_STARTING, message=page_selectors.ERR_STARTING
@@ -142,3 +149,38 @@ def activity(request: HttpRequest, partition: str) -> HttpResponse:
         request, "usage/activity.html", page_selectors.event_list, partition=partition,
         kind=params.get("type", ""), user=params.get("user", "").strip(),
     )
+
+
+@require_safe
+@viewer_required
+def over_limit(request: HttpRequest, partition: str) -> HttpResponse:
+    return _page(
+        request, "usage/over_limit.html", page_selectors.over_limit_page, partition=partition
+    )
+
+
+@require_safe
+@viewer_required
+def trends(request: HttpRequest, partition: str, kind: str, name: str) -> HttpResponse:
+    """A chart per resource over ``?days=`` (1 by default); ``?format=csv`` the samples."""
+    days, fmt = request.GET.get("days"), request.GET.get("format", "")
+
+    def answer() -> HttpResponse:
+        if fmt == "csv":
+            return _csv(*page_selectors.trend_csv(
+                partition=partition, kind=kind, name=name, days=days
+            ))
+        if fmt:
+            raise page_selectors.UsageBadRequest(page_selectors.ERR_FORMAT.format(value=fmt))
+        return render(request, "usage/trends.html", page_selectors.trend_detail(
+            partition=partition, kind=kind, name=name, days=days
+        ))
+
+    return _guarded(request, answer)
+
+
+def _csv(filename: str, rows: list[list[str]]) -> HttpResponse:
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = content_disposition_header(True, filename)
+    csv.writer(response).writerows(rows)
+    return response

@@ -325,7 +325,10 @@ function reconcile(tbody, rows) {
       [...fresh.children].forEach((cell, index) => {
         const old = tr.children[index];
         if (!old) tr.append(cell);
-        else if (old.innerHTML !== cell.innerHTML) old.replaceWith(cell);
+        // data-keep: a cell the server drew from samples (a sparkline), not from live figures.
+        else if (old.innerHTML !== cell.innerHTML && !cell.hasAttribute("data-keep")) {
+          old.replaceWith(cell);
+        }
       });
       for (const name of ["style", "class", "data-sig"]) {
         const value = fresh.getAttribute(name);
@@ -461,6 +464,7 @@ class Page {
       h("td", null, this.constrained(row.constrained)),
       h("td", { class: "num" }, String(row.running)),
       h("td", null, formatResource(row.usage)),
+      usersList ? h("td", { class: "spark", "data-keep": true }) : null,
       usersList ? h("td", null, row.groups.length
         ? row.groups.map((name, i) => [i ? ", " : "", this.link("group", name)])
         : h("span", { class: "hint" }, "none")) : null);

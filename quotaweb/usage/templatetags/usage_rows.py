@@ -19,7 +19,19 @@ from django.utils.http import RFC3986_SUBDELIMS
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.timezone import localtime
 
-from quotaweb.usage.page_selectors import AppRow, Bar, EntityRow, Member, TreeRow, UsingRow
+from quotaweb.usage.page_selectors import (
+    SPARK_HEIGHT,
+    SPARK_USERS,
+    SPARK_WIDTH,
+    AppRow,
+    Bar,
+    EntityRow,
+    Member,
+    OverRow,
+    Spark,
+    TreeRow,
+    UsingRow,
+)
 
 register = template.Library()
 
@@ -28,13 +40,18 @@ _PLACEHOLDER = "usage-name-placeholder"
 _SAFE = RFC3986_SUBDELIMS + "/~:@"
 NOTHING = '<span class="hint">nothing used, no limit</span>'
 NO_GROUPS = '<span class="hint">none</span>'
+NO_SPARK = '<span class="hint" title="No usage sampled in the last hour">&ndash;</span>'
+NOT_DRAWN = (
+    '<span class="hint" title="Sparklines are drawn for the first {count:,} users in this order: '
+    'filter or sort to see others">&ndash;</span>'
+)
 
 
-def _linker(view: str, partition: str) -> Callable[[str, str | None], str]:
+def _linker(view: str, partition: str, *args: str) -> Callable[[str, str | None], str]:
     """``link(name, text)``: an ``<a>`` to ``view`` of ``name`` (reversed once, not per row)."""
-    prefix, _, suffix = reverse(f"usage:{view}", args=[partition, _PLACEHOLDER]).partition(
-        _PLACEHOLDER
-    )
+    prefix, _, suffix = reverse(
+        f"usage:{view}", args=[partition, *args, _PLACEHOLDER]
+    ).partition(_PLACEHOLDER)
 
     def link(name: str, text: str | None = None, title: str | None = None) -> str:
         href = escape(f"{prefix}{quote(name, safe=_SAFE)}{suffix}")
@@ -42,6 +59,24 @@ def _linker(view: str, partition: str) -> Callable[[str, str | None], str]:
         return f'<a href="{href}"{hover}>{escape(name if text is None else text)}</a>'
 
     return link
+
+
+def _config_linker(partition: str) -> Callable[[str], str]:
+    """``link(path)``: an ``<a>`` to where a queue's limits are set (the configuration)."""
+    prefix, _, suffix = reverse("config:queue", args=[partition, _PLACEHOLDER]).partition(
+        _PLACEHOLDER
+    )
+
+    def link(path: str) -> str:
+        href = escape(f"{prefix}{quote(path, safe=_SAFE)}{suffix}")
+        return f'<a href="{href}">the limit</a>'
+
+    return link
+
+
+def _time(at, fmt: str = "Y-m-d H:i") -> str:
+    at = localtime(at)
+    return f'<time datetime="{date_filter(at, "c")}">{date_filter(at, fmt)}</time>'
 
 
 def _bar(bar: Bar) -> str:
@@ -62,6 +97,23 @@ def _constrained(bar: Bar | None, queue_link) -> str:
     if bar is None:
         return '<span class="hint">no limit applies</span>'
     return f'{_bar(bar)}<span class="hint">{escape(bar.label)} at {queue_link(bar.source)}</span>'
+
+
+def _spark(sparks: Mapping[str, Spark | None], name: str) -> str:
+    """A user's last hour of one resource; ``data-keep``: live updates leave the cell alone
+    (samples are not live)."""
+    if name not in sparks:
+        return f'<td class="spark" data-keep>{NOT_DRAWN.format(count=SPARK_USERS)}</td>'
+    spark = sparks[name]
+    if spark is None:
+        return f'<td class="spark" data-keep>{NO_SPARK}</td>'
+    title = escape(spark.title)
+    return (
+        f'<td class="spark" data-keep><svg class="sparkline" viewBox="0 0 {SPARK_WIDTH} '
+        f'{SPARK_HEIGHT}" preserveAspectRatio="none" role="img" aria-label="{title}">'
+        f'<title>{title}</title><path d="{escape(spark.path)}" vector-effect="non-scaling-stroke"/>'
+        f'</svg><span class="spark-kind">{escape(spark.kind)}</span></td>'
+    )
 
 
 def _row(key: str, sig: str, cells: str, attrs: str = "") -> str:
@@ -110,9 +162,13 @@ def queue_row(row: TreeRow) -> SafeString:
 
 
 @register.simple_tag
-def entity_rows(partition: str, kind: str, rows: list[EntityRow]) -> SafeString:
+def entity_rows(
+    partition: str, kind: str, rows: list[EntityRow],
+    sparks: Mapping[str, Spark | None] | None = None,
+) -> SafeString:
     """The users or groups table: name, most constrained limit, running apps, usage (and, for
-    users, the groups their applications count against)."""
+    users, their last hour's sparkline when ``sparks`` is given, and the groups their
+    applications count against)."""
     own = _linker("user" if kind == "users" else "group", partition)
     group = _linker("group", partition)
     queue = _linker("queue", partition)
@@ -123,6 +179,8 @@ def entity_rows(partition: str, kind: str, rows: list[EntityRow]) -> SafeString:
             f'<td class="num">{row.running}</td><td>{escape(row.usage_text)}</td>'
         )
         if kind == "users":
+            if sparks is not None:
+                cells += _spark(sparks, row.name)
             cells += f"<td>{_names(row.groups, group, NO_GROUPS)}</td>"
         out.append(_row(row.name, row.sig, cells))
     return mark_safe("\n".join(out))  # every value is escaped
@@ -202,5 +260,30 @@ def event_rows(partition: str, events: list[Mapping[str, Any]]) -> SafeString:
             f'<td>{escape(event["resource_text"])} <span class="hint">· '
             f'<code>{escape(event["applicationId"])}</code></span>{message}</td>',
             f' class="ev ev-{escape(event["type"])}"',
+        ))
+    return mark_safe("\n".join(out))  # every value is escaped
+
+
+@register.simple_tag
+def over_limit_rows(partition: str, rows: list[OverRow]) -> SafeString:
+    """Who sits above a limit: who (and their trends), where (and where the limit is set), since
+    when and for how long, by how much, and usage there against each limited resource."""
+    users, groups = _linker("user", partition), _linker("group", partition)
+    trends = {kind: _linker("trends", partition, kind) for kind in ("user", "group")}
+    queue, config = _linker("queue", partition), _config_linker(partition)
+    out = []
+    for row in rows:
+        own = users if row.kind == "user" else groups
+        trend = trends[row.kind](row.name, "Trends")
+        key = f"{row.kind}:{row.name}@{row.queue}"
+        out.append(_row(
+            key, f"{row.since.isoformat()}|{row.seen.isoformat()}",
+            f'<th scope="row"><span class="tag">{escape(row.kind)}</span> {own(row.name)}'
+            f'<div class="hint">{trend}</div></th>'
+            f'<td>{queue(row.queue)}<div class="hint">{config(row.queue)}</div></td>'
+            f'<td>{_time(row.since)}<div class="hint">for {escape(row.lasted)}</div></td>'
+            f'<td><strong class="over-by">{escape(row.over_text)}</strong></td>'
+            f'<td class="bars">{_bars(row.bars)}<div class="hint">uses '
+            f"{escape(row.usage_text)} · limit {escape(row.limit_text)}</div></td>",
         ))
     return mark_safe("\n".join(out))  # every value is escaped
