@@ -70,4 +70,6 @@ def test_stylesheet_is_served(client):
 
     assert response.status_code == 200
     body = b"".join(response.streaming_content) if response.streaming else response.content
-    assert b"prefers-color-scheme: dark" in body
+    # Light and dark pairs that follow the system (or the theme toggle).
+    assert b"color-scheme: light dark" in body
+    assert b"light-dark(" in body
