@@ -56,8 +56,10 @@ class Broadcaster:
         a socket in another process may vanish without unwatching."""
         async with self._lock(partition):
             if partition not in self._marks:
+                # Only where the logs stand now: what came before is in the snapshots.
                 delta = await _in_thread(
-                    selectors.partition_delta, partition=partition, engine_seq=-1, events_seq=0
+                    selectors.partition_delta, partition=partition, engine_seq=-1, events_seq=0,
+                    with_events=False,
                 )
                 self._marks[partition] = (delta.engine_seq, delta.events_seq)
             self.renew(partition, scope, holder=holder, lease=lease)
