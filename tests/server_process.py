@@ -1,6 +1,7 @@
 """A quotaweb server in a process of its own, started the way the README starts it
-(``manage.py demo``) on a SQLite file in a given folder: for the crash test and the API
-benchmark, which need a real ASGI server they can kill."""
+(``manage.py demo``): for the crash and concurrency tests and the benchmarks, which need a real
+ASGI server they can load and kill. It runs on a SQLite file in a given folder, or on a
+PostgreSQL database of its own (``postgres_database``)."""
 
 from __future__ import annotations
 
@@ -12,12 +13,16 @@ import socket
 import subprocess
 import sys
 import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 STARTUP_SECONDS = 60
-# Whatever database and channel layer the caller uses, the server gets its own SQLite file.
+# Whatever database and channel layer the caller uses, the server gets its own SQLite file (or
+# the PostgreSQL database it is given).
 _DROPPED = ("DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE", "DJANGO_ALLOW_ASYNC_UNSAFE")
 
 
@@ -27,10 +32,40 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+@contextmanager
+def postgres_database(server_url: str) -> Iterator[str]:
+    """A new, empty PostgreSQL database on the server of ``server_url`` (any database URL of
+    it), dropped afterwards: a server process gets its own, apart from the suite's test
+    database. Yields its URL."""
+    import psycopg
+
+    from quotaweb.env import parse_database_url
+
+    parts = parse_database_url(server_url)
+    name = f"quotaweb_proc_{uuid.uuid4().hex[:12]}"
+    admin = {
+        "dbname": "postgres", "user": parts["USER"] or None, "password": parts["PASSWORD"] or None,
+        "host": parts["HOST"] or None, "port": parts["PORT"] or None, "autocommit": True,
+    }
+    with psycopg.connect(**{k: v for k, v in admin.items() if v is not None}) as connection:
+        connection.execute(f'CREATE DATABASE "{name}"')
+    base, mark, query = server_url.partition("?")
+    try:
+        yield base.rsplit("/", 1)[0] + "/" + name + mark + query
+    finally:
+        with psycopg.connect(**{k: v for k, v in admin.items() if v is not None}) as connection:
+            connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
 class ServerProcess:
-    def __init__(self, data_dir: Path, port: int, *, config_yaml: str) -> None:
+    def __init__(
+        self, data_dir: Path, port: int, *, config_yaml: str, database_url: str | None = None,
+        env: dict[str, str] | None = None,
+    ) -> None:
         self.port = port
         self.env = {key: value for key, value in os.environ.items() if key not in _DROPPED}
+        if database_url is not None:
+            self.env["DATABASE_URL"] = database_url
         config = data_dir / "queues.yaml"
         config.write_text(config_yaml, encoding="utf-8")
         # No simulated load: callers compare usage with exactly what they sent.
@@ -39,6 +74,7 @@ class ServerProcess:
             "QUOTAWEB_CONFIG": str(config), "QUOTAWEB_LOG_LEVEL": "WARNING",
             "QUOTAWEB_SIMULATOR": "0",
         })
+        self.env.update(env or {})
         self.log = (data_dir / f"server-{port}.log").open("ab")
         self.process: subprocess.Popen | None = None
 
@@ -94,8 +130,8 @@ class ServerProcess:
             self.kill()
         self.log.close()
 
-    def connection(self) -> http.client.HTTPConnection:
-        return http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+    def connection(self, timeout: float = 30) -> http.client.HTTPConnection:
+        return http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
 
     def request(
         self, method: str, path: str, body: Any = None, token: str = "",
