@@ -5,11 +5,12 @@ Pure Python, no Django: scripts, the web app and other tools all use the same ru
 
 from trackers.config import dump_config, parse_config, validate_config
 from trackers.errors import ConfigError, InvalidRequest, NotTracked, QuantityError, TrackersError
-from trackers.ugm import REASONS, Changes, Decision, Engine
+from trackers.ugm import REASONS, Changes, CompiledConfig, Decision, Engine, compile_config
 
 __all__ = [
     "REASONS",
     "Changes",
+    "CompiledConfig",
     "ConfigError",
     "Decision",
     "Engine",
@@ -17,6 +18,7 @@ __all__ = [
     "NotTracked",
     "QuantityError",
     "TrackersError",
+    "compile_config",
     "dump_config",
     "parse_config",
     "validate_config",

@@ -1,10 +1,12 @@
 """Writes of the configuration: every change becomes a validated, versioned, applied document.
 
 One path for everything (a YAML upload, a rollback, one form edit, a staged draft of several):
-build the candidate document, validate it with ``trackers``, then in one transaction move the
-active pointer by compare-and-set, store the new ``ConfigVersion``, rewrite the rows of the
-partitions that changed and, last, switch the engines. An engine failure rolls the transaction
-back; a failed commit switches the engines back. Invalid: nothing is written or applied.
+build the candidate document, validate it with ``trackers``, compile the engines' new limits,
+then in one transaction move the active pointer by compare-and-set, store the new
+``ConfigVersion`` and rewrite the rows of the partitions that changed, and once that has
+committed, install the compiled limits in the engines (which cannot fail). A failure before the
+commit changes nothing anywhere. Invalid: nothing is written or applied. Why in this order: the
+lock order in ``quotaweb.engine.gateway``.
 
 Idempotence: a candidate equal to the active configuration (same normalised model) creates no
 version; the active version is answered, whatever base the caller started from, since the result
@@ -235,7 +237,11 @@ def _config_store(
     *, candidate: Config, yaml_text: str, author: Author, comment: str, base_version: int | None,
     also: Callable[[], Any] | None = None,
 ) -> ConfigVersion:
-    """Store and apply ``candidate``; ``also`` runs in the same transaction (dropping a draft)."""
+    """Store and apply ``candidate``; ``also`` runs in the same transaction (dropping a draft).
+
+    In the lock order of ``quotaweb.engine.gateway``: the transaction commits before any
+    partition lock is taken, so allocations never wait on this write, nor this write on them.
+    """
     current_version = active_version()
     current = version_model(current_version) if current_version is not None else None
     if current is not None and current == candidate:
@@ -243,9 +249,9 @@ def _config_store(
             also()
         return current_version
 
-    undo = None
-    started = time.perf_counter()
-    try:
+    stored: list[ConfigVersion] = []
+
+    def commit() -> int:
         with transaction.atomic():
             version = _version_create(
                 yaml_text=yaml_text, author=author, comment=comment, base_version=base_version
@@ -253,14 +259,15 @@ def _config_store(
             _rows_write(candidate=candidate, current=current)
             if also is not None:
                 also()
-            # Last, so that an engine that refuses the config rolls the database back with it.
-            if engines_loaded():
-                undo = engines_get().switch_config(candidate, version=version.number)
-    except BaseException:
-        # The commit itself failed after the engines switched: put them back.
-        if undo is not None:
-            undo()
-        raise
+        stored.append(version)
+        return version.number
+
+    started = time.perf_counter()
+    if engines_loaded():
+        engines_get().switch_config(candidate, commit=commit)
+    else:
+        commit()
+    version = stored[0]
     _model_remember(version.checksum, candidate)
     metrics.observe("quotaweb_config_apply_seconds", time.perf_counter() - started)
     return version

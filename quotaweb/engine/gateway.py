@@ -4,9 +4,32 @@ Engines are created explicitly by the process that serves requests (``engines_lo
 import time or in ``AppConfig.ready()``: an import-time singleton would be copied into forked
 processes and shared between tests. Exactly one process may own a partition's engine.
 
-The engine is thread-safe on its own; the per-partition lock keeps multi-step gateway work (for
-example "apply this config version, then read the summary") in one piece and is the seam where a
-remote owner (a Channels worker) can later replace the in-process call.
+The engine is thread-safe on its own; the per-partition lock keeps multi-step gateway work (an
+allocation's engine change and its ledger write, a batch) in one piece.
+
+Lock order
+----------
+Every lock of the engine owner, in the one order any path takes them (a thread holding one lock
+may wait only for locks further down this list, never for one above it):
+
+1. the **switch lock** (``Gateway._switch_lock``): one configuration switch at a time;
+2. a **partition lock** (``PartitionSlot.lock``), one at a time: nobody holds two;
+3. a **database transaction**. On SQLite, ``BEGIN IMMEDIATE`` takes the database's one write
+   lock; on PostgreSQL, the rows it writes (the active-version row, a draft row taken with
+   ``select_for_update``) are locked until it ends. Taking a pooled connection counts as part
+   of this step;
+4. leaf locks that guard one structure and call out to nothing: the engine's own lock, the
+   event log's, the metrics registry's.
+
+So an allocation holds its partition lock and then writes the ledger (2 then 3), and a
+configuration change takes the switch lock, compiles the new limits (no lock), stores the
+version in a transaction and commits it (1 then 3), and only then takes each partition lock in
+turn to install the compiled limits, a few assignments (1 then 2). The reverse, a transaction
+waiting for a partition lock, was a deadlock on SQLite: the allocation holding the partition lock
+waited for the write lock the apply held, until SQLite's busy timeout gave up. Readers of the
+engines that also write (the usage sampler) read the engines first and open their transaction
+after. The same order bounds every wait: an allocation waits on an apply for one install, and an
+apply waits for one allocation's (or batch's) ledger commit per partition.
 """
 
 from __future__ import annotations
@@ -18,7 +41,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from quotaweb.engine.live import EventLog, LiveAllocation, LiveSet
-from trackers import Engine, InvalidRequest, NotTracked, parse_config
+from trackers import Engine, InvalidRequest, NotTracked, compile_config, parse_config
+from trackers.config.model import Config
 from trackers.gcpause import paused_gc
 
 
@@ -88,7 +112,7 @@ class Gateway:
         self._switch_lock = threading.Lock()
 
     @classmethod
-    def from_config(cls, config, *, version: int | None = None) -> Gateway:
+    def from_config(cls, config: Config, *, version: int | None = None) -> Gateway:
         slots = {
             partition.name: PartitionSlot(engine=Engine(partition, version=version))
             for partition in config.partitions
@@ -120,51 +144,33 @@ class Gateway:
         with slot.lock:
             slot.engine.apply_config(partition, version=version)
 
-    def switch_config(self, config, *, version: int) -> Callable[[], None]:
-        """Apply a whole document to every partition, or to none; answer a function that undoes it.
+    def switch_config(self, config: Config, *, commit: Callable[[], int]) -> int:
+        """Switch every partition to ``config`` around the caller's ``commit``; its version.
 
-        Existing partitions get the new limits (usage and running apps stay), new partitions get
-        a fresh engine, partitions no longer in the document are dropped. An engine already on
-        ``version`` is left alone, so repeating an apply is harmless. If one partition fails, the
-        ones already switched go back to their previous limits and the error propagates. The undo
-        function is for a caller whose own commit fails after the engines switched.
+        In the lock order (module docstring): under the switch lock, compile every partition's
+        limits first (no other lock: it may take long or fail, and allocations go on), then run
+        ``commit``, the caller's database transaction that stores the version and answers its
+        number, and only once it has committed install the compiled limits, one partition lock
+        at a time. An error in compiling or in ``commit`` leaves every engine as it was; the
+        install itself cannot fail. Existing partitions get the new limits (usage and running
+        apps stay), new partitions a fresh engine, partitions no longer in the document are
+        dropped. An engine already on the version is left alone.
         """
         with self._switch_lock:
-            previous_slots = self._slots
-            previous = {
-                name: (slot.engine.config, slot.engine.version)
-                for name, slot in previous_slots.items()
-            }
-            switched: list[PartitionSlot] = []
-
-            def restore() -> None:
-                for slot in switched:
-                    config_before, version_before = previous[slot.engine.partition]
-                    with slot.lock:
-                        slot.engine.apply_config(config_before, version=version_before)
-
+            compiled = {p.name: compile_config(p) for p in config.partitions}
+            version = commit()
+            previous = self._slots
             slots: dict[str, PartitionSlot] = {}
-            try:
-                for partition in config.partitions:
-                    slot = previous_slots.get(partition.name)
-                    if slot is None:
-                        slot = PartitionSlot(engine=Engine(partition, version=version))
-                    elif slot.engine.version != version:
-                        with slot.lock:
-                            slot.engine.apply_config(partition, version=version)
-                        switched.append(slot)
-                    slots[partition.name] = slot
-            except BaseException:
-                restore()
-                raise
+            for name, limits in compiled.items():
+                slot = previous.get(name)
+                if slot is None:
+                    slot = PartitionSlot(engine=Engine(limits, version=version))
+                elif slot.engine.version != version:
+                    with slot.lock:
+                        slot.engine.install_config(limits, version=version)
+                slots[name] = slot
             self._slots = slots
-
-        def undo() -> None:
-            with self._switch_lock:
-                restore()
-                self._slots = previous_slots
-
-        return undo
+        return version
 
     # -- allocations: the engine change and the ledger write under one lock ------------------------
 

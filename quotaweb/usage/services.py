@@ -34,12 +34,16 @@ def usage_sample(*, now: datetime | None = None) -> int:
             for group in gateway.groups_usage(partition):
                 samples.extend(_root_sample(partition, "group", group["groupName"], group, now))
             samples.extend(_queue_samples(partition, gateway.queues_usage(partition), now))
+    # Read before the transaction opens: it takes partition locks, which come before the
+    # database in the lock order (``quotaweb.engine.gateway``).
+    current = active_version()
+    over = config_impact(candidate=version_model(current)) if current is not None else []
     with transaction.atomic():
         UsageSample.objects.bulk_create(samples, batch_size=1000)
         UsageSample.objects.filter(
             at__lt=now - timedelta(days=settings.QUOTAWEB_TREND_DAYS)
         ).delete()
-        _over_limit_refresh(now)
+        _over_limit_refresh(over, now)
     return len(samples)
 
 
@@ -64,9 +68,7 @@ def _queue_samples(partition: str, tree: dict[str, Any], now: datetime):
                               running_applications=node.get("runningApps", 0))
 
 
-def _over_limit_refresh(now: datetime) -> None:
-    current = active_version()
-    found = config_impact(candidate=version_model(current)) if current is not None else []
+def _over_limit_refresh(found: list[dict[str, Any]], now: datetime) -> None:
     seen: set[tuple[str, str, str, str]] = set()
     known = {
         (row.partition, row.kind, row.name, row.queue_path): row

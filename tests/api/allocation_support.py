@@ -63,3 +63,49 @@ def ledger() -> dict[str, dict]:
     from quotaweb.allocations.models import Allocation
 
     return {row.key: row.resource for row in Allocation.objects.all()}
+
+
+# -- usage of a real server process, against what its clients were acknowledged -------------------
+
+
+def usage_expected(bodies) -> tuple[dict, dict]:
+    """Memory per user and queue path, and per queue, that the live allocation ``bodies`` (as
+    sent to the API) add up to."""
+    from collections import defaultdict
+
+    users: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    queues: dict[str, int] = defaultdict(int)
+    for sent in bodies:
+        memory = sent["resource"]["memory"]
+        segments = sent["queuePath"].split(".")
+        for depth in range(1, len(segments) + 1):
+            path = ".".join(segments[:depth])
+            users[sent["user"]][path] += memory
+            queues[path] += memory
+    return {u: dict(p) for u, p in users.items()}, dict(queues)
+
+
+def _memory_by(node: dict, key: str, value: str, out: dict) -> None:
+    usage = node.get(value, {}).get("memory", 0)
+    if usage:
+        out[node[key]] = usage
+    for child in node.get("children", []):
+        _memory_by(child, key, value, out)
+
+
+def usage_served(server, token: str, partition: str = "default") -> tuple[dict, dict]:
+    """What ``usage_expected`` computes, as a server process's engines report it."""
+    status, users = server.request("GET", f"/ws/v1/partition/{partition}/usage/users",
+                                   token=token)
+    assert status == 200
+    by_user = {}
+    for user in users:
+        paths: dict[str, int] = {}
+        _memory_by(user["queues"], "queuePath", "resourceUsage", paths)
+        if paths:
+            by_user[user["userName"]] = paths
+    status, tree = server.request("GET", f"/ws/v1/partition/{partition}/queues", token=token)
+    assert status == 200
+    queues: dict[str, int] = {}
+    _memory_by(tree, "queuename", "allocatedResource", queues)
+    return by_user, queues

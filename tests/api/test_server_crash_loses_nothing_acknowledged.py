@@ -11,9 +11,8 @@ from __future__ import annotations
 import random
 import threading
 import time
-from collections import defaultdict
 
-from tests.api.allocation_support import CAPPED_YAML
+from tests.api.allocation_support import CAPPED_YAML, usage_expected, usage_served
 from tests.server_process import ServerProcess, free_port
 
 USERS = ["alice", "bob", "carol", "dave"]
@@ -83,43 +82,6 @@ class Client:
         self._settle(method, key, body, status)
 
 
-def _expected(live: dict[str, dict]) -> tuple[dict, dict]:
-    users: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    queues: dict[str, int] = defaultdict(int)
-    for body in live.values():
-        memory = body["resource"]["memory"]
-        segments = body["queuePath"].split(".")
-        for depth in range(1, len(segments) + 1):
-            path = ".".join(segments[:depth])
-            users[body["user"]][path] += memory
-            queues[path] += memory
-    return {u: dict(p) for u, p in users.items()}, dict(queues)
-
-
-def _walk(node: dict, key: str, value: str, out: dict) -> None:
-    usage = node.get(value, {}).get("memory", 0)
-    if usage:
-        out[node[key]] = usage
-    for child in node.get("children", []):
-        _walk(child, key, value, out)
-
-
-def _actual(server: ServerProcess, token: str) -> tuple[dict, dict]:
-    status, users = server.request("GET", "/ws/v1/partition/default/usage/users", token=token)
-    assert status == 200
-    by_user = {}
-    for user in users:
-        paths: dict[str, int] = {}
-        _walk(user["queues"], "queuePath", "resourceUsage", paths)
-        if paths:
-            by_user[user["userName"]] = paths
-    status, tree = server.request("GET", "/ws/v1/partition/default/queues", token=token)
-    assert status == 200
-    queues: dict[str, int] = {}
-    _walk(tree, "queuename", "allocatedResource", queues)
-    return by_user, queues
-
-
 def test_a_killed_server_comes_back_with_every_acknowledged_allocation(tmp_path):
     server = ServerProcess(tmp_path, free_port(), config_yaml=CAPPED_YAML)
     server.start()
@@ -141,7 +103,7 @@ def test_a_killed_server_comes_back_with_every_acknowledged_allocation(tmp_path)
         server.start()
         server.wait_ready()
         client.resolve_in_flight()
-        assert _actual(server, token) == _expected(client.live)
+        assert usage_served(server, token) == usage_expected(client.live.values())
     finally:
         server.close()
 

@@ -5,8 +5,8 @@ import pytest
 from quotaweb.config import services
 from quotaweb.config.models import ActiveConfig, ConfigVersion, LimitEntry
 from quotaweb.config.selectors import config_from_rows
-from quotaweb.engine.gateway import Gateway
-from trackers import Engine, parse_config
+from quotaweb.engine import gateway as gateway_module
+from trackers import Engine, compile_config, parse_config
 
 # Both partitions change, so a failure at the second one must undo the first.
 TIGHTER = {
@@ -45,14 +45,13 @@ def test_an_engine_that_refuses_the_config_rolls_everything_back(
     active_sample, sample_yaml, monkeypatch
 ):
     before = _limits(active_sample)
-    original = Engine.apply_config
 
-    def refuse_gpu(self, partition, *, version=None):
+    def refuse_gpu(partition):
         if partition.name == "gpu":
             raise RuntimeError("engine failure")
-        original(self, partition, version=version)
+        return compile_config(partition)
 
-    monkeypatch.setattr(Engine, "apply_config", refuse_gpu)
+    monkeypatch.setattr(gateway_module, "compile_config", refuse_gpu)
 
     with pytest.raises(RuntimeError, match="engine failure"):
         services.config_apply(yaml_text=_tighter(sample_yaml), author=None, base_version=1)
@@ -80,7 +79,7 @@ def test_a_failure_while_writing_rows_changes_nothing(active_sample, sample_yaml
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_failed_commit_switches_the_engines_back(active_sample, sample_yaml, monkeypatch):
+def test_a_failed_commit_never_reaches_the_engines(active_sample, sample_yaml, monkeypatch):
     # A real commit is needed here: a dangling foreign key is only checked when it commits.
     from django.db import IntegrityError
 
@@ -92,19 +91,13 @@ def test_a_failed_commit_switches_the_engines_back(active_sample, sample_yaml, m
         LimitEntry.objects.bulk_create([LimitEntry(queue_id=10**9, order=0)])
 
     monkeypatch.setattr(services, "_rows_write", write_a_dangling_row)
-    switched = []
-    switch = Gateway.switch_config
-
-    def recording_switch(self, config, *, version):
-        switched.append(version)
-        return switch(self, config, version=version)
-
-    monkeypatch.setattr(Gateway, "switch_config", recording_switch)
+    installed = []
+    monkeypatch.setattr(Engine, "install_config", lambda *args, **kwargs: installed.append(args))
 
     with pytest.raises(IntegrityError):
         services.config_apply(yaml_text=_tighter(sample_yaml), author=None, base_version=1)
 
-    assert switched == [2]  # the engines had switched; the failed commit must have undone it
+    assert installed == []  # the engines install only what has committed
     _assert_still_version_one(active_sample, before, sample_yaml)
 
 
@@ -121,10 +114,10 @@ def test_a_draft_whose_apply_fails_is_kept_and_nothing_moves(
         values={"properties": {"owner": "lab"}},
     ))
 
-    def refuse(self, partition, *, version=None):
+    def refuse(partition):
         raise RuntimeError("engine failure")
 
-    monkeypatch.setattr(Engine, "apply_config", refuse)
+    monkeypatch.setattr(gateway_module, "compile_config", refuse)
     with pytest.raises(RuntimeError, match="engine failure"):
         services.draft_apply(author=admin, comment="tighter")
 

@@ -30,8 +30,8 @@ def test_an_engine_already_on_the_version_is_left_alone(active_small, monkeypatc
         author=None, base_version=1,
     )
     calls = []
-    monkeypatch.setattr(Engine, "apply_config", lambda *args, **kwargs: calls.append(args))
+    monkeypatch.setattr(Engine, "install_config", lambda *args, **kwargs: calls.append(args))
 
-    active_small.switch_config(parse_config(version.yaml), version=version.number)
+    active_small.switch_config(parse_config(version.yaml), commit=lambda: version.number)
 
     assert calls == []

@@ -2,6 +2,6 @@
 
 from trackers.ugm.changes import Changes
 from trackers.ugm.decision import REASONS, Decision
-from trackers.ugm.engine import Engine
+from trackers.ugm.engine import CompiledConfig, Engine, compile_config
 
-__all__ = ["REASONS", "Changes", "Decision", "Engine"]
+__all__ = ["REASONS", "Changes", "CompiledConfig", "Decision", "Engine", "compile_config"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import partial
 
 from trackers.config.model import Partition
@@ -46,13 +47,31 @@ ERR_NO_PATH = "user {user!r} has no tracked usage in queue {path}"
 _PREFIX_CACHE_LIMIT = 100_000
 
 
+@dataclass(frozen=True, slots=True)
+class CompiledConfig:
+    """A partition's limits made ready for ``Engine.install_config`` (or a new ``Engine``)."""
+
+    partition: Partition
+    table: LimitTable
+
+
+def compile_config(partition: Partition) -> CompiledConfig:
+    """All the work of a config switch that takes time or can fail, done without any lock: a
+    caller compiles first, finishes whatever else may fail (storing the version), and only then
+    installs, which cannot fail."""
+    return CompiledConfig(partition, LimitTable(partition))
+
+
 class Engine:
-    def __init__(self, partition: Partition, *, version: int | None = None) -> None:
-        self.partition = partition.name
+    def __init__(
+        self, partition: Partition | CompiledConfig, *, version: int | None = None
+    ) -> None:
+        compiled = partition if isinstance(partition, CompiledConfig) else compile_config(partition)
+        self.partition = compiled.partition.name
         self._lock = threading.Lock()
         self._apply_lock = threading.Lock()
-        self._config = partition
-        self._table = LimitTable(partition)
+        self._config = compiled.partition
+        self._table = compiled.table
         self.version = version
         self._users: dict[str, UserTracker] = {}
         self._groups: dict[str, Tracker] = {}
@@ -68,17 +87,22 @@ class Engine:
 
     def apply_config(self, partition: Partition, *, version: int | None = None) -> None:
         """Switch to new limits in one step; usage, running apps and group links stay as is."""
-        if partition.name != self.partition:
-            raise InvalidRequest(ERR_PARTITION.format(mine=self.partition, theirs=partition.name))
-        # Compile outside the engine lock so allocations go on while a large config is read;
-        # the apply lock keeps two concurrent applies from finishing in the wrong order.
+        # The apply lock keeps two concurrent applies from finishing in the wrong order.
         with self._apply_lock:
-            table = LimitTable(partition)
-            with self._lock:
-                self._table = table
-                self._config = partition
-                self.version = version
-                self._log.record_reset()
+            self.install_config(compile_config(partition), version=version)
+
+    def install_config(self, compiled: CompiledConfig, *, version: int | None = None) -> None:
+        """Switch to limits made by ``compile_config``: a few assignments under the engine lock.
+        Usage, running apps and group links stay as is."""
+        if compiled.partition.name != self.partition:
+            raise InvalidRequest(
+                ERR_PARTITION.format(mine=self.partition, theirs=compiled.partition.name)
+            )
+        with self._lock:
+            self._table = compiled.table
+            self._config = compiled.partition
+            self.version = version
+            self._log.record_reset()
 
     # -- input checks ------------------------------------------------------------------------
 
