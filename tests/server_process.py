@@ -125,6 +125,17 @@ class ServerProcess:
         self.process.send_signal(signal.SIGKILL)
         self.process.wait(timeout=30)
 
+    def stop(self, how: signal.Signals = signal.SIGTERM, *, timeout: float = 30) -> int:
+        """Ask the server to stop (SIGTERM, or SIGINT as Ctrl-C sends) and wait for it to exit;
+        its exit code."""
+        self.process.send_signal(how)
+        return self.process.wait(timeout=timeout)
+
+    def log_text(self) -> str:
+        if not self.log.closed:
+            self.log.flush()
+        return Path(self.log.name).read_text(encoding="utf-8", errors="replace")
+
     def close(self) -> None:
         if self.process is not None and self.process.poll() is None:
             self.kill()

@@ -120,6 +120,7 @@ LOG_ADOPTED = "simulator %s: releasing %d applications left over from an earlier
 LOG_STARTED = "simulator: %g operations/s over partitions %s"
 LOG_CRASHED = "simulator: stopped by an unexpected error; the server goes on without it"
 LOG_DRAIN_LATE = "simulator %s: %d applications still running at shutdown; the next start ends them"
+LOG_DRAINED = "simulator %s: released its %d running applications (%d allocations) on the way out"
 
 
 class Refused(Exception):
@@ -500,11 +501,15 @@ class Simulator:
         """Release every running application now (until ``deadline`` on ``time.monotonic``);
         answers how many are left running."""
         self._pending.clear()
+        applications, released = len(self._due), self.stats.released
         while self._due and (deadline is None or time.monotonic() < deadline):
             _, application_id = heapq.heappop(self._due)
             self._release(application_id, retry_at=None)
         if self._due:
             logger.warning(LOG_DRAIN_LATE, self.target.partition, len(self._due))
+        else:
+            logger.info(LOG_DRAINED, self.target.partition, applications,
+                        self.stats.released - released)
         return len(self._due)
 
     # -- internals ---------------------------------------------------------------------------
