@@ -17,8 +17,8 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from quotaweb import metrics
 from quotaweb.allocations.models import Allocation
-from quotaweb.core import metrics
 from quotaweb.engine.gateway import (
     Admission,
     BatchResult,

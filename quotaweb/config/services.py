@@ -29,6 +29,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Max
 
+from quotaweb import metrics
 from quotaweb.config import edits
 from quotaweb.config.documents import (
     config_document,
@@ -51,7 +52,6 @@ from quotaweb.config.selectors import (
     config_changes,
     version_get,
 )
-from quotaweb.core import metrics
 from quotaweb.engine.gateway import engines_get, engines_loaded
 from trackers import ConfigError, parse_config
 from trackers.config import check_config

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from quotaweb.core import metrics
+from quotaweb import metrics
 from quotaweb.engine.gateway import EngineNotLoaded, engines_get
 
 

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from quotaweb.core import metrics
+from quotaweb import metrics
 from tests.api.allocation_support import ALLOCATIONS, GiB, body
 
 pytestmark = pytest.mark.django_db
