@@ -98,6 +98,10 @@ if DATABASE_URL:
         "max_size": env_int("QUOTAWEB_DB_POOL_MAX", 10, minimum=1),
         "timeout": env_int("QUOTAWEB_DB_POOL_TIMEOUT", 10, minimum=1),
     }
+    # With the pool, Django turns this into the pool's check (ConnectionPool.check_connection):
+    # a connection the server dropped (a restart, pg_terminate_backend, an idle timeout) is found
+    # when it is handed out and replaced, instead of failing the request that gets it.
+    _database["CONN_HEALTH_CHECKS"] = True
     # Named explicitly: live-server tests answer 500 on PostgreSQL without it.
     _database["TEST"] = {"NAME": f"test_{_database['NAME']}"}
 else:
@@ -125,11 +129,16 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Channels: in-memory for one process, Redis when REDIS_URL is set (several web processes).
 REDIS_URL = env_str("REDIS_URL", None)
 if REDIS_URL:
+    from quotaweb.usage.layer import redis_host
+
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            # channels-redis's layer, with a receive that outlives a lost Redis.
+            "BACKEND": "quotaweb.usage.layer.ResilientRedisChannelLayer",
             "CONFIG": {
-                "hosts": [REDIS_URL],
+                # Reads may wait 15 s, longer than the layer's 5 s blocking pop (redis-py 8's
+                # default of 5 s timed out every idle receive); see redis_host for the numbers.
+                "hosts": [redis_host(REDIS_URL)],
                 "prefix": env_str("QUOTAWEB_CHANNEL_PREFIX", "quotaweb"),
             },
         }

@@ -180,4 +180,6 @@ def test_settings_use_postgres_pool_and_redis_when_urls_are_set():
     assert db["CONN_MAX_AGE"] == 0
     assert db["OPTIONS"]["pool"]["max_size"] >= 1
     assert db["TEST"] == {"NAME": "test_quotaweb"}
-    assert settings["layer"] == "channels_redis.core.RedisChannelLayer"
+    # The pool checks a connection before handing it out (a dropped one is replaced).
+    assert db["CONN_HEALTH_CHECKS"] is True
+    assert settings["layer"] == "quotaweb.usage.layer.ResilientRedisChannelLayer"

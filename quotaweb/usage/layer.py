@@ -1,0 +1,115 @@
+"""The Redis channel layer, made to outlive a lost Redis connection (``CHANNEL_LAYERS`` BACKEND
+when ``REDIS_URL`` is set).
+
+channels-redis lets a Redis error out of ``receive``, which ends whatever loop was receiving:
+a socket's consumer (the socket closes with 1011) or the engine owner's channel. Here
+``receive`` instead logs a warning once per outage, waits with backoff until Redis answers a
+``PING``, logs that it is back, and receives again.
+
+Redis keeps nothing on disk here, so after it restarts the group memberships and messages in
+flight are gone. A receiver that registered with ``notify_reconnect`` is then handed one message
+of type ``layer.reconnected`` (its consumer's ``layer_reconnected`` handler re-joins its groups
+and asks for fresh snapshots), whichever receive noticed the outage: channels-redis lets one
+receive at a time read for all of a process's sockets, so the others only learn of it this way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+
+from channels_redis.core import RedisChannelLayer
+from redis import exceptions as redis_errors
+
+logger = logging.getLogger(__name__)
+
+# What a lost or restarting Redis raises (BusyLoadingError is a ConnectionError).
+REDIS_ERRORS = (redis_errors.ConnectionError, redis_errors.TimeoutError, OSError)
+RECONNECTED = "layer.reconnected"
+RETRY_FIRST_SECONDS = 0.2
+RETRY_MAX_SECONDS = 5.0
+# channels-redis receives with a blocking pop (BZPOPMIN) that answers nil after
+# RedisChannelLayer.brpop_timeout (5 s) when nothing came. redis-py 8 reads with a 5 s socket
+# timeout by default, the same, so every idle receive raised TimeoutError. Reads may wait three
+# times the pop: it always answers first, and a dead Redis is still noticed within seconds.
+SOCKET_TIMEOUT_SECONDS = 3 * RedisChannelLayer.brpop_timeout
+
+
+def redis_host(url: str) -> dict:
+    """The connection settings of the layer's host ``url`` (CHANNEL_LAYERS CONFIG hosts)."""
+    return {
+        "address": url,
+        "socket_timeout": SOCKET_TIMEOUT_SECONDS,
+        "socket_connect_timeout": 5,
+        # A peer gone without a word (no RST) is found by TCP keepalive, and a connection idle
+        # for 30 s answers a PING before it is used again.
+        "socket_keepalive": True,
+        "health_check_interval": 30,
+    }
+
+
+class ResilientRedisChannelLayer(RedisChannelLayer):
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        # Per event loop: when this loop's receives lost Redis (monotonic), until it answers again.
+        self._lost: dict[asyncio.AbstractEventLoop, float] = {}
+        # Channels told of a reconnection, and the loop that receives them.
+        self._listeners: dict[str, asyncio.AbstractEventLoop] = {}
+
+    def notify_reconnect(self, channel: str) -> None:
+        """Hand ``channel``'s receiver a ``layer.reconnected`` message after each outage."""
+        self._listeners[channel] = asyncio.get_running_loop()
+
+    def forget_reconnect(self, channel: str) -> None:
+        self._listeners.pop(channel, None)
+
+    async def receive(self, channel: str) -> dict:
+        delay = RETRY_FIRST_SECONDS
+        while True:
+            try:
+                return await super().receive(channel)
+            except REDIS_ERRORS as error:
+                self._went_away(error)
+            # Until Redis answers again; then receive afresh (the pool reconnects by itself).
+            while True:
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, RETRY_MAX_SECONDS)
+                try:
+                    await self.connection(self._index(channel)).ping()
+                    break
+                except REDIS_ERRORS:
+                    continue
+            if self._came_back(channel):
+                return {"type": RECONNECTED}
+
+    def _index(self, channel: str) -> int:
+        if "!" in channel:
+            return self.consistent_hash(channel)
+        return 0
+
+    def _went_away(self, error: BaseException) -> None:
+        loop = asyncio.get_running_loop()
+        if loop not in self._lost:
+            self._lost[loop] = time.monotonic()
+            logger.warning(
+                "lost the Redis channel layer (%s: %s); live updates pause, retrying",
+                type(error).__name__, error,
+            )
+
+    def _came_back(self, channel: str) -> bool:
+        """After Redis answered: the first receive to see it says so and tells the listeners of
+        this loop; answers whether ``channel`` itself listens (its message is not queued)."""
+        loop = asyncio.get_running_loop()
+        since = self._lost.pop(loop, None)
+        if since is None:
+            return False  # another receive noticed first and has queued our message, if any
+        logger.info(
+            "the Redis channel layer is back after %.1f s; live sockets re-join and resync",
+            time.monotonic() - since,
+        )
+        for name, owner_loop in list(self._listeners.items()):
+            if owner_loop is loop and name != channel and "!" in name:
+                # channels-redis hands a process-local channel what its buffer holds first.
+                self.receive_buffer[name].put_nowait({"type": RECONNECTED})
+        return channel in self._listeners
