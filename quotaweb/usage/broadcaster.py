@@ -45,6 +45,7 @@ class Broadcaster:
         self._marks: dict[str, tuple[int, int]] = {}  # partition -> (engine seq, events seq)
         self._locks: dict[str, asyncio.Lock] = {}
         self._task: asyncio.Task | None = None
+        self._fan_out_failing = False
 
     # -- sockets come and go ------------------------------------------------------------------
 
@@ -144,10 +145,26 @@ class Broadcaster:
             key = (partition, scope)
             message["seq"] = self._seq[key] = self._seq.get(key, 0) + 1
             # Encoded once here rather than once per socket by each consumer.
-            await layer.group_send(
-                scope.group_name(partition),
+            await self._fan_out(
+                layer, scope.group_name(partition),
                 {"type": "usage.message", "text": json.dumps(message, separators=(",", ":"))},
             )
+
+    async def _fan_out(self, layer, group: str, event: dict[str, Any]) -> None:
+        """One group send; a failure (Redis gone) is logged once and the next scope goes on.
+        The lost update leaves a gap in the scope's numbers, so its sockets resync, and after a
+        Redis restart they re-join and resync anyway."""
+        try:
+            await layer.group_send(group, event)
+        except Exception as error:
+            if not self._fan_out_failing:
+                logger.warning("live updates cannot be sent (%s: %s); sockets resync when the "
+                               "channel layer is back", type(error).__name__, error)
+            self._fan_out_failing = True
+            return
+        if self._fan_out_failing:
+            logger.info("live updates are sent again")
+            self._fan_out_failing = False
 
 
 _broadcaster: Broadcaster | None = None

@@ -6,6 +6,14 @@ to every scope. Every ``RECHECK`` seconds the socket checks its credentials agai
 link, a deleted token or a deactivated account closes it. A bad message gets an ``error`` and the
 socket stays open. Updates come from the broadcaster through the channel layer; the consumer only
 relays them.
+
+The socket outlives the channel layer's faults. A failed send to the layer is logged and the
+socket stays open; when the layer is back after an outage (``layer.reconnected``, see
+``quotaweb.usage.layer``) it re-joins its groups and sends fresh snapshots, since a restarted
+Redis has forgotten both. In "channel" mode it also listens to the engine owner's heartbeat: when
+it has heard none for ``OWNER_SILENT_SECONDS`` it tells the browser its figures are ``stale``,
+and when the owner is back (heartbeats again, or from a new start) it watches its scopes again,
+so the owner answers fresh snapshots.
 """
 
 from __future__ import annotations
@@ -13,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs
@@ -26,7 +35,13 @@ from quotaweb.engine.gateway import EngineNotLoaded, engines_get
 from quotaweb.teams.models import TeamLink
 from quotaweb.teams.selectors import team_link_active
 from quotaweb.usage.broadcaster import broadcaster_get
-from quotaweb.usage.owner import ENGINE_CHANNEL, RENEW_SECONDS
+from quotaweb.usage.owner import (
+    ENGINE_CHANNEL,
+    HEARTBEAT_SECONDS,
+    OWNER_GROUP,
+    OWNER_SILENT_SECONDS,
+    RENEW_SECONDS,
+)
 from quotaweb.usage.scopes import Scope, ScopeInvalid, scope_parse
 
 ERR_JSON = "messages must be JSON objects with a type: {detail}"
@@ -38,6 +53,10 @@ ERR_LINK_SCOPE = "this team link shows only {scope} in partition {partition}"
 ERR_REVOKED = "your access ended (the link was revoked, or the token or account removed)"
 MAX_SCOPES = 64
 ERR_TOO_MANY = f"at most {MAX_SCOPES} subscriptions per socket"
+STALE_OWNER = "the process that owns the quota engines is not answering"
+STALE_LAYER = "the channel to the quota engines is down"
+
+logger = logging.getLogger(__name__)
 
 # Close codes (4000-4999 are the application's): the page tells people what happened.
 CLOSE_UNAUTHENTICATED = 4401
@@ -96,6 +115,9 @@ class UsageConsumer(AsyncJsonWebsocketConsumer):
         self.subscribed: set[Scope] = set()
         self.recheck: asyncio.Task | None = None
         self.renewal: asyncio.Task | None = None
+        self.watchdog: asyncio.Task | None = None
+        self.stale = False
+        self.owner_boot: str | None = None
         self.principal = await _principal_for(self.scope)
         if self.principal is None:
             await self.close(code=CLOSE_UNAUTHENTICATED)
@@ -111,8 +133,16 @@ class UsageConsumer(AsyncJsonWebsocketConsumer):
                 CLOSE_FORBIDDEN,
             )
             return
+        # A layer that outlives Redis tells this socket when it is back (layer_reconnected).
+        notify = getattr(self.channel_layer, "notify_reconnect", None)
+        if notify is not None:
+            notify(self.channel_name)
         if self.remote:
-            self.renewal = asyncio.get_running_loop().create_task(self._renew())
+            loop = asyncio.get_running_loop()
+            self.owner_heard = loop.time()
+            await self._layer_call(self.channel_layer.group_add, OWNER_GROUP, self.channel_name)
+            self.renewal = loop.create_task(self._renew())
+            self.watchdog = loop.create_task(self._watch_owner())
             return
         try:
             known = await _partition_known(self.partition)
@@ -127,9 +157,15 @@ class UsageConsumer(AsyncJsonWebsocketConsumer):
         await self.close(code=code)
 
     async def disconnect(self, code: int) -> None:
-        for task in (getattr(self, "recheck", None), getattr(self, "renewal", None)):
+        for name in ("recheck", "renewal", "watchdog"):
+            task = getattr(self, name, None)
             if task is not None:
                 task.cancel()
+        forget = getattr(self.channel_layer, "forget_reconnect", None)
+        if forget is not None:
+            forget(self.channel_name)
+        if getattr(self, "remote", False):
+            await self._layer_call(self.channel_layer.group_discard, OWNER_GROUP, self.channel_name)
         for scope in getattr(self, "subscribed", ()):
             await self._leave(scope)
 
@@ -139,6 +175,57 @@ class UsageConsumer(AsyncJsonWebsocketConsumer):
             await asyncio.sleep(RENEW_SECONDS)
             for scope in list(self.subscribed):
                 await self._ask_owner("engine.renew", scope)
+
+    async def _watch_owner(self) -> None:
+        """Tell the browser when the engine owner's heartbeats stop (owner_heartbeat resumes)."""
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(HEARTBEAT_SECONDS)
+            if loop.time() - self.owner_heard <= OWNER_SILENT_SECONDS:
+                continue
+            if not self.stale:
+                await self._tell_stale(STALE_OWNER)
+            # In case Redis restarted and forgot the heartbeat group: join it again.
+            await self._layer_call(self.channel_layer.group_add, OWNER_GROUP, self.channel_name)
+
+    async def _tell_stale(self, reason: str) -> None:
+        self.stale = True
+        with contextlib.suppress(Exception):  # the client may be gone already
+            await self.send_json({"type": "stale", "reason": reason})
+
+    async def _layer_call(self, function, *args: Any) -> bool:
+        """A channel layer call that must not end the socket: a lost Redis is logged (the
+        layer logs the outage once) and the socket resyncs when the layer is back."""
+        try:
+            await function(*args)
+        except Exception as error:
+            logger.info("live socket %s: the channel layer failed (%s: %s)",
+                        self.channel_name, type(error).__name__, error)
+            return False
+        return True
+
+    async def _rejoin(self) -> None:
+        """Join every group again and get a fresh snapshot of every scope (after Redis came
+        back, which forgets groups, or the engine owner, which forgets watches)."""
+        ok = True
+        if self.remote:
+            ok = await self._layer_call(
+                self.channel_layer.group_add, OWNER_GROUP, self.channel_name
+            )
+        for scope in list(self.subscribed):
+            ok = await self._layer_call(
+                self.channel_layer.group_add, scope.group_name(self.partition), self.channel_name
+            ) and ok
+            if self.remote:
+                ok = await self._ask_owner("engine.watch", scope) and ok
+            else:
+                seq, data = await broadcaster_get().watch(
+                    self.partition, scope, holder=self.channel_name
+                )
+                await self._send_snapshot(scope, seq, data)
+        if ok:
+            # The snapshots on their way tell the browser it is live again.
+            self.stale = False
 
     async def _recheck(self) -> None:
         while True:
@@ -197,9 +284,14 @@ class UsageConsumer(AsyncJsonWebsocketConsumer):
         if len(self.subscribed) >= MAX_SCOPES:
             await self._error(ERR_TOO_MANY)
             return
-        # Join first: an update built after the snapshot must reach this socket.
-        await self.channel_layer.group_add(scope.group_name(self.partition), self.channel_name)
+        # Join first: an update built after the snapshot must reach this socket. A failure
+        # (Redis gone) keeps the scope: it is joined and answered when the layer is back.
         self.subscribed.add(scope)
+        if not await self._layer_call(
+            self.channel_layer.group_add, scope.group_name(self.partition), self.channel_name
+        ):
+            await self._tell_stale(STALE_LAYER)
+            return
         if self.remote:
             # The owner answers the snapshot to this socket's channel (usage_message relays it).
             await self._ask_owner("engine.watch", scope)
@@ -216,14 +308,16 @@ class UsageConsumer(AsyncJsonWebsocketConsumer):
         seq, data = await broadcaster_get().snapshot(self.partition, scope)
         await self._send_snapshot(scope, seq, data)
 
-    async def _ask_owner(self, kind: str, scope: Scope) -> None:
-        await self.channel_layer.send(ENGINE_CHANNEL, {
+    async def _ask_owner(self, kind: str, scope: Scope) -> bool:
+        return await self._layer_call(self.channel_layer.send, ENGINE_CHANNEL, {
             "type": kind, "partition": self.partition, "scope": scope.text,
             "reply": self.channel_name,
         })
 
     async def _leave(self, scope: Scope) -> None:
-        await self.channel_layer.group_discard(scope.group_name(self.partition), self.channel_name)
+        await self._layer_call(
+            self.channel_layer.group_discard, scope.group_name(self.partition), self.channel_name
+        )
         if self.remote:
             await self._ask_owner("engine.unwatch", scope)
         else:
@@ -239,3 +333,19 @@ class UsageConsumer(AsyncJsonWebsocketConsumer):
 
     async def usage_message(self, event: dict[str, Any]) -> None:
         await self.send(text_data=event["text"])
+
+    # -- from the channel layer and the engine owner -------------------------------------------
+
+    async def layer_reconnected(self, event: dict[str, Any]) -> None:
+        await self._rejoin()
+
+    async def owner_heartbeat(self, event: dict[str, Any]) -> None:
+        if not getattr(self, "remote", False):
+            return
+        self.owner_heard = asyncio.get_running_loop().time()
+        boot = event.get("boot")
+        # A new start has no watches; a socket that was stale may have lost its messages.
+        restarted = self.owner_boot is not None and boot != self.owner_boot
+        self.owner_boot = boot
+        if restarted or self.stale:
+            await self._rejoin()

@@ -5,6 +5,12 @@ message on the named channel ``ENGINE_CHANNEL``; the owner's broadcaster answers
 the socket's own channel and sends updates to the scope's group, which Redis delivers to every
 process. Watches are leases: a socket renews them while it lives, so the owner stops building
 updates for sockets of a process that died without saying goodbye.
+
+The owner also sends a heartbeat to the group ``OWNER_GROUP`` every ``HEARTBEAT_SECONDS``, the
+first one as it starts, carrying the id of this start (``boot``). A socket that hears none for
+``OWNER_SILENT_SECONDS`` tells its browser its figures are stale; when heartbeats come again, or
+come from a new start, it watches its scopes again and the owner answers fresh snapshots.
+Neither a lost Redis nor a failed message ends the engine channel: it logs and goes on.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ import asyncio
 import json
 import logging
 import threading
+import uuid
 from typing import Any
 
 from channels.layers import get_channel_layer
@@ -26,6 +33,12 @@ logger = logging.getLogger(__name__)
 ENGINE_CHANNEL = "quotaweb-engine"
 LEASE_SECONDS = 60.0
 RENEW_SECONDS = 20.0
+OWNER_GROUP = "quotaweb-owner"
+HEARTBEAT_SECONDS = 2.0
+# Three heartbeats missed: the owner is gone (or Redis is), not merely slow.
+OWNER_SILENT_SECONDS = 3 * HEARTBEAT_SECONDS + 1.0
+RETRY_FIRST_SECONDS = 0.2
+RETRY_MAX_SECONDS = 5.0
 ERR_PARTITION = "partition {partition!r} is not configured"
 
 
@@ -34,6 +47,15 @@ def _text(message: dict[str, Any]) -> dict[str, str]:
 
 
 async def _handle(layer, message: dict[str, Any]) -> None:
+    try:
+        await _answer(layer, message)
+    except Exception as error:
+        # A lost Redis, say: the socket asks again (it resyncs when the layer is back).
+        logger.warning("could not answer %s for %s: %s: %s", message.get("type"),
+                       message.get("reply"), type(error).__name__, error)
+
+
+async def _answer(layer, message: dict[str, Any]) -> None:
     broadcaster = broadcaster_get()
     kind = message.get("type")
     try:
@@ -68,16 +90,58 @@ async def _handle(layer, message: dict[str, Any]) -> None:
     ))
 
 
-async def owner_serve() -> None:
-    """Answer watch, renew, unwatch and snapshot requests until cancelled."""
+async def owner_serve(boot: str | None = None) -> None:
+    """Answer watch, renew, unwatch and snapshot requests, and send heartbeats, until cancelled.
+    A failed receive (Redis gone) is logged and retried with backoff, never the end."""
     layer = get_channel_layer()
+    boot = boot or uuid.uuid4().hex
+    loop = asyncio.get_running_loop()
     tasks: set[asyncio.Task] = set()
+    heartbeat = loop.create_task(_heartbeat(layer, boot))
+    lost_at: float | None = None
+    delay = RETRY_FIRST_SECONDS
+    try:
+        while True:
+            try:
+                message = await layer.receive(ENGINE_CHANNEL)
+            except Exception as error:
+                if lost_at is None:
+                    lost_at = loop.time()
+                    logger.warning("the engine channel lost Redis (%s: %s); retrying",
+                                   type(error).__name__, error)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, RETRY_MAX_SECONDS)
+                continue
+            if lost_at is not None:
+                logger.info("the engine channel receives again after %.1f s",
+                            loop.time() - lost_at)
+                lost_at, delay = None, RETRY_FIRST_SECONDS
+            if message.get("type", "").startswith("layer."):
+                continue  # the layer's own notices (it logged the outage itself)
+            # Each in its own task: one slow snapshot must not hold up the others.
+            task = loop.create_task(_handle(layer, message))
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
+    finally:
+        heartbeat.cancel()
+
+
+async def _heartbeat(layer, boot: str) -> None:
+    """Tell the sockets of every process that this owner (this start of it) is alive."""
+    failing = False
     while True:
-        message = await layer.receive(ENGINE_CHANNEL)
-        # Each in its own task: one slow snapshot must not hold up the others.
-        task = asyncio.get_running_loop().create_task(_handle(layer, message))
-        tasks.add(task)
-        task.add_done_callback(tasks.discard)
+        try:
+            await layer.group_send(OWNER_GROUP, {"type": "owner.heartbeat", "boot": boot})
+        except Exception as error:
+            if not failing:
+                logger.warning("the owner's heartbeat failed (%s: %s); sockets will show stale "
+                               "figures until it gets through", type(error).__name__, error)
+            failing = True
+        else:
+            if failing:
+                logger.info("the owner's heartbeat gets through again")
+            failing = False
+        await asyncio.sleep(HEARTBEAT_SECONDS)
 
 
 def owner_start() -> threading.Thread:

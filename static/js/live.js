@@ -731,6 +731,14 @@ class Live {
       const { changed, removed } = message;
       this.state.set(scope, withUpdate(scope, this.state.get(scope), changed, removed));
       this.draw();
+    } else if (type === "stale") {
+      // The socket is open but the server's figures stopped (its engine owner or Redis is
+      // gone); it sends fresh snapshots when they are back, and those make the page live again.
+      this.waiting = new Set(this.page.scopes);
+      this.staleSince ??= new Date();
+      const since = clock(this.staleSince);
+      this.show("stale", `stale since ${since}`,
+        `Not live: ${message.reason || "the server's figures stopped"}. The figures are from ${since}.`);
     } else if (type === "error") {
       console.warn("live usage:", message.message);
     }
