@@ -1,6 +1,7 @@
 # Sourced by bin/run and bin/test: make sure .venv exists and has quotaweb installed with the
-# extra named in $1 ("dev" or "test"). The install is skipped when pyproject.toml has not changed
-# since the last successful one (a stamp file inside .venv remembers its hash).
+# extra named in $1 ("dev" or "test"), every package at the version constraints.txt pins. The
+# install is skipped when neither pyproject.toml nor constraints.txt has changed since the last
+# successful one (a stamp file inside .venv remembers their hash).
 ensure_venv() {
   local extra="$1"
   if [ ! -x .venv/bin/python ]; then
@@ -19,10 +20,10 @@ ensure_venv() {
   fi
   local stamp=".venv/.quotaweb-installed-$extra"
   local want
-  want=$(.venv/bin/python -c 'import hashlib,sys; print(hashlib.sha256(open("pyproject.toml","rb").read()).hexdigest())')
+  want=$(.venv/bin/python -c 'import hashlib; print(hashlib.sha256(b"".join(open(f, "rb").read() for f in ("pyproject.toml", "constraints.txt"))).hexdigest())')
   if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
     echo "Installing quotaweb[$extra] into .venv ..."
-    .venv/bin/python -m pip install -qq --disable-pip-version-check -e ".[$extra]"
+    .venv/bin/python -m pip install -qq --disable-pip-version-check -c constraints.txt -e ".[$extra]"
     echo "$want" > "$stamp"
   fi
 }
