@@ -3,9 +3,17 @@
 Pure Python, no Django: scripts, the web app and other tools all use the same rules.
 """
 
-from trackers.config import dump_config, parse_config, validate_config
+from trackers.config import dump_config, parse_config, parse_document, validate_config
 from trackers.errors import ConfigError, InvalidRequest, NotTracked, QuantityError, TrackersError
-from trackers.ugm import REASONS, Changes, CompiledConfig, Decision, Engine, compile_config
+from trackers.ugm import (
+    REASONS,
+    Changes,
+    CompiledConfig,
+    Decision,
+    Engine,
+    compile_config,
+    over_limits,
+)
 
 __all__ = [
     "REASONS",
@@ -20,6 +28,8 @@ __all__ = [
     "TrackersError",
     "compile_config",
     "dump_config",
+    "over_limits",
     "parse_config",
+    "parse_document",
     "validate_config",
 ]

@@ -6,7 +6,6 @@ import difflib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 from django.core.paginator import Paginator
@@ -39,7 +38,6 @@ from trackers.config.model import Partition as PartitionModel
 from trackers.config.writer import write_yaml
 from trackers.errors import QuantityError
 from trackers.resources import format_resource, parse_quantity, parse_resource_map
-from trackers.ugm.limits import Cap, LimitTable
 
 _QUEUE_FIELDS = (
     "id", "partition_id", "parent_id", "name", "has_resources", "guaranteed", "max",
@@ -200,60 +198,17 @@ def _queue_changes(
 
 
 def config_impact(*, candidate: Config) -> list[dict[str, Any]]:
-    """Users and groups whose current usage or running applications exceed a candidate limit.
-
-    Reads the engines' current trackers and judges every level with the candidate's limits the way
-    the engine will (``LimitTable``: a user's named limit, else the user wildcard; a named group;
-    the group wildcard for applications tracked against ``*``). Nothing is evicted by a tighter
-    limit; the listed users and groups just cannot grow until they are back under it.
-    """
+    """Users and groups whose current usage or running applications exceed a limit of
+    ``candidate`` (``trackers.over_limits``), in the partitions this process serves."""
     if not engines_loaded():
         return []
     gateway = engines_get()
     served = set(gateway.partitions())
-    impact: list[dict[str, Any]] = []
-    for partition in candidate.partitions:
-        if partition.name not in served:
-            continue
-        table = LimitTable(partition)
-        for user in gateway.users_usage(partition.name):
-            name = user["userName"]
-            cap_at = partial(table.user_cap, name)
-            impact.extend(_over(partition.name, "user", name, user["queues"], cap_at))
-        for group in gateway.groups_usage(partition.name):
-            name = group["groupName"]
-            cap_at = partial(table.group_cap, name)
-            impact.extend(_over(partition.name, "group", name, group["queues"], cap_at))
-    return impact
-
-
-def _over(partition: str, kind: str, name: str, tree: dict, cap_at) -> Iterable[dict[str, Any]]:
-    stack = [tree]
-    while stack:
-        node = stack.pop()
-        stack.extend(reversed(node.get("children", ())))
-        usage = node.get("resourceUsage", {})
-        running = len(node.get("runningApplications", ()))
-        if not usage and not running:
-            continue
-        cap: Cap | None = cap_at(node["queuePath"])
-        if cap is None:
-            continue
-        limit, max_apps = cap
-        over_resources = limit is not None and any(
-            usage.get(kind_, 0) > value for kind_, value in limit.items()
-        )
-        if over_resources or (max_apps and running > max_apps):
-            yield {
-                "partition": partition,
-                "kind": kind,
-                "name": name,
-                "queuePath": node["queuePath"],
-                "usage": dict(usage),
-                "limit": dict(limit) if limit else None,
-                "runningApplications": running,
-                "maxApplications": max_apps,
-            }
+    return [
+        found
+        for partition in candidate.partitions if partition.name in served
+        for found in gateway.over_limits(partition.name, limits=partition)
+    ]
 
 
 # -- errors ------------------------------------------------------------------------------------

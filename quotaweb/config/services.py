@@ -53,14 +53,10 @@ from quotaweb.config.selectors import (
     version_get,
 )
 from quotaweb.engine.gateway import engines_get, engines_loaded
-from trackers import ConfigError, parse_config
-from trackers.config import check_config
-from trackers.config.build import build_config
-from trackers.config.loader import MAX_BYTES
+from trackers import ConfigError, parse_config, parse_document
 from trackers.config.model import Config
 from trackers.config.model import Partition as PartitionModel
 from trackers.config.model import Queue as QueueModel
-from trackers.config.writer import Unusual, loaded_form, write_yaml
 from trackers.gcpause import paused_gc
 
 metrics.declare(
@@ -124,25 +120,6 @@ def _usable(config: Config) -> Config:
         )
     # The document's own ``checksum`` key is bookkeeping of the config map, not configuration.
     return dataclasses.replace(config, checksum=None)
-
-
-def _document_validate(*, document: dict[str, Any], yaml_text: str) -> Config:
-    """What ``config_validate(yaml_text=yaml_text)`` answers, ``yaml_text`` being
-    ``write_yaml(document)``, without reading the YAML back: the document becomes the
-    loader's data directly, then the same builder and rules run on it."""
-    try:
-        if len(yaml_text.encode("utf-8")) > MAX_BYTES:
-            raise Unusual
-        raw = loaded_form(document)
-    except Unusual:
-        return config_validate(yaml_text=yaml_text)
-    with paused_gc():
-        config, locations, errors = build_config(raw)
-        if not errors:
-            errors = check_config(config, locations)
-    if errors:
-        raise ConfigRejected(errors)
-    return _usable(config)
 
 
 # -- the models of stored versions, by content ----------------------------------------------------
@@ -227,8 +204,11 @@ def config_candidate(*, edits: Sequence[Edit]) -> tuple[Config, str]:
     )
     for edit in edits:
         edit(document)
-    yaml_text = write_yaml(document)
-    candidate = _document_validate(document=document, yaml_text=yaml_text)
+    try:
+        candidate, yaml_text = parse_document(document)
+    except ConfigError as exc:
+        raise ConfigRejected(exc.errors) from None
+    candidate = _usable(candidate)
     _model_remember(_text_key(yaml_text), candidate)
     return candidate, yaml_text
 

@@ -42,7 +42,7 @@ from typing import Any
 
 from quotaweb.engine.live import EventLog, LiveAllocation, LiveSet
 from trackers import Engine, InvalidRequest, NotTracked, compile_config, parse_config
-from trackers.config.model import Config
+from trackers.config.model import Config, Partition
 from trackers.gcpause import paused_gc
 
 
@@ -371,6 +371,12 @@ class Gateway:
         """``{version, users, groups, queues, seq}`` for health checks and overviews."""
         with self.engine(partition) as engine:
             return engine.summary()
+
+    def over_limits(self, partition: str, *, limits: Partition | None = None) -> list[dict]:
+        """Who uses more than ``limits`` (a partition's config; default the one in force) allow,
+        now (``trackers.over_limits``)."""
+        with self.engine(partition) as engine:
+            return engine.over_limits(limits)
 
     def queues_usage(self, partition: str) -> dict:
         with self.engine(partition) as engine:

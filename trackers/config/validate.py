@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from trackers.config import partition_rules, queue_rules, resource_rules, tree_rules
 from trackers.config.build import Locations, build_config, default_locations
 from trackers.config.loader import MAX_BYTES, DocumentError, load_document
 from trackers.config.model import Config
 from trackers.config.report import Report
 from trackers.config.scope import Scope
+from trackers.config.writer import Unusual, loaded_form, write_yaml
 from trackers.errors import ConfigError
 from trackers.gcpause import paused_gc
 
@@ -68,3 +72,25 @@ def parse_config(yaml_text: str | bytes, *, max_bytes: int = MAX_BYTES) -> Confi
     if errors or config is None:
         raise ConfigError(errors)
     return config
+
+
+def parse_document(
+    document: Mapping[str, Any], *, max_bytes: int = MAX_BYTES
+) -> tuple[Config, str]:
+    """A config document given as data (``{"partitions": [...]}``, as an editor builds it): its
+    normalised model and its YAML text, exactly what ``parse_config(write_yaml(document))``
+    would answer, without reading the YAML back. ``ConfigError`` with every problem."""
+    yaml_text = write_yaml(document)
+    try:
+        if len(yaml_text.encode("utf-8")) > max_bytes:
+            raise Unusual
+        raw = loaded_form(document)
+    except Unusual:
+        return parse_config(yaml_text, max_bytes=max_bytes), yaml_text
+    with paused_gc():
+        config, locations, errors = build_config(raw)
+        if not errors:
+            errors = check_config(config, locations)
+    if errors:
+        raise ConfigError(errors)
+    return config, yaml_text

@@ -3,5 +3,8 @@
 from trackers.ugm.changes import Changes
 from trackers.ugm.decision import REASONS, Decision
 from trackers.ugm.engine import CompiledConfig, Engine, compile_config
+from trackers.ugm.impact import over_limits
 
-__all__ = ["REASONS", "Changes", "CompiledConfig", "Decision", "Engine", "compile_config"]
+__all__ = [
+    "REASONS", "Changes", "CompiledConfig", "Decision", "Engine", "compile_config", "over_limits",
+]

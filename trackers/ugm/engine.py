@@ -26,6 +26,7 @@ from trackers.ugm.decision import (
     USER_QUOTA,
     Decision,
 )
+from trackers.ugm.impact import over_limits
 from trackers.ugm.limits import Chain, LimitTable
 from trackers.ugm.snapshot import group_object, queue_tree, user_object
 from trackers.ugm.tracker import EMPTY_NODE, Tracker, UserTracker
@@ -103,6 +104,14 @@ class Engine:
             self._config = compiled.partition
             self.version = version
             self._log.record_reset()
+
+    def over_limits(self, partition: Partition | None = None) -> list[dict]:
+        """Who uses more than a limit of ``partition`` (default: the limits in force) allows,
+        now: see ``trackers.ugm.impact.over_limits``."""
+        partition = partition if partition is not None else self._config
+        if partition.name != self.partition:
+            raise InvalidRequest(ERR_PARTITION.format(mine=self.partition, theirs=partition.name))
+        return over_limits(partition, users=self.users_usage(), groups=self.groups_usage())
 
     # -- input checks ------------------------------------------------------------------------
 

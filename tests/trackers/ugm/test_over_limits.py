@@ -1,0 +1,61 @@
+"""``over_limits``: who uses more than a partition's limits allow, judged as the engine judges an
+increase (named user limit, else the user wildcard; named groups; applications), for the limits
+in force or for a candidate's."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.trackers.ugm.conftest import M, fill, lim, make_engine, partition_for
+from trackers import InvalidRequest, over_limits
+
+LIMITS = {
+    "root.a": [lim(users=["alice"], res=M(10)), lim(users=["*"], res=M(4), apps=1),
+               lim(groups=["dev"], res=M(10))],
+}
+
+
+def _engine():
+    engine = make_engine(limits={"root.a": [lim(users=["*"], res=M(100)),
+                                            lim(groups=["dev"], res=M(100))]})
+    fill(engine, "root.a", "alice", M(8), groups=["dev"])
+    fill(engine, "root.a", "bob", M(5), app="b1")
+    fill(engine, "root.a", "bob", M(1), app="b2")
+    fill(engine, "root.a", "carol", M(3), groups=["dev"])
+    return engine
+
+
+def test_a_candidate_lists_each_user_and_group_above_one_of_its_limits():
+    found = _engine().over_limits(partition_for(limits=LIMITS))
+
+    assert found == [
+        {"partition": "default", "kind": "user", "name": "bob", "queuePath": "root.a",
+         "usage": M(6), "limit": M(4), "runningApplications": 2, "maxApplications": 1},
+        {"partition": "default", "kind": "group", "name": "dev", "queuePath": "root.a",
+         "usage": M(11), "limit": M(10), "runningApplications": 1, "maxApplications": 0},
+    ]
+
+
+def test_users_under_their_own_named_limit_are_not_listed_for_the_wildcard():
+    found = _engine().over_limits(partition_for(limits=LIMITS))
+
+    names = {(item["kind"], item["name"]) for item in found}
+    assert ("user", "alice") not in names  # 8 under her named 10, though above the wildcard 4
+    assert ("user", "carol") not in names  # 3 under the wildcard 4
+
+
+def test_the_limits_in_force_are_judged_when_no_candidate_is_given():
+    engine = _engine()
+    assert engine.over_limits() == []
+
+
+def test_the_pure_function_reads_usage_objects_in_the_engine_shapes():
+    engine = _engine()
+    assert over_limits(
+        partition_for(limits=LIMITS), users=engine.users_usage(), groups=engine.groups_usage()
+    ) == engine.over_limits(partition_for(limits=LIMITS))
+
+
+def test_another_partitions_limits_are_refused():
+    with pytest.raises(InvalidRequest):
+        _engine().over_limits(partition_for(name="other"))
