@@ -1,0 +1,61 @@
+"""On PostgreSQL (``DATABASE_URL``, as ``.ci/run`` runs the suite): when the server drops the
+pooled connections (a restart, an administrator's ``pg_terminate_backend``, an idle timeout),
+the next request and the next query still succeed: the pool checks a connection before handing
+it out and replaces a dead one."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import connection
+
+pytestmark = [
+    pytest.mark.skipif(
+        not os.environ.get("DATABASE_URL"), reason="PostgreSQL only (set DATABASE_URL)"
+    ),
+    pytest.mark.django_db(transaction=True),
+]
+
+WAIT_SECONDS = 10
+
+
+def _terminate_other_backends() -> int:
+    """From a connection of its own: end every other client backend of the test database (the
+    pool's connections, idle between requests). Answers how many it ended."""
+    import psycopg
+
+    settings = connection.settings_dict
+    options = {
+        "dbname": settings["NAME"], "user": settings["USER"] or None,
+        "password": settings["PASSWORD"] or None, "host": settings["HOST"] or None,
+        "port": settings["PORT"] or None,
+    }
+    with psycopg.connect(
+        autocommit=True, **{k: v for k, v in options.items() if v is not None}
+    ) as admin:
+        others = (
+            "FROM pg_stat_activity WHERE datname = current_database() "
+            "AND pid <> pg_backend_pid() AND backend_type = 'client backend'"
+        )
+        ended = admin.execute(f"SELECT count(pg_terminate_backend(pid)) {others}").fetchone()[0]
+        deadline = time.monotonic() + WAIT_SECONDS
+        while admin.execute(f"SELECT count(*) {others}").fetchone()[0]:
+            assert time.monotonic() < deadline, "the backends did not end"
+            time.sleep(0.05)
+    return ended
+
+
+def test_a_request_and_a_query_succeed_after_the_servers_dropped_the_pools_connections(
+    viewer_client,
+):
+    assert connection.vendor == "postgresql"
+    assert viewer_client.get("/").status_code == 200  # the pool holds a connection now
+    connection.close()  # hand this thread's connection back to the pool, as a request does
+
+    assert _terminate_other_backends() >= 1
+
+    assert viewer_client.get("/").status_code == 200
+    assert get_user_model().objects.filter(username="vera").exists()
