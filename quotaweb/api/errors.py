@@ -1,14 +1,17 @@
-"""Error bodies of the API, in the two shapes the contract fixes.
+"""Error bodies of the API, in the two shapes the contract fixes: the one error path.
 
 ``/api/v1/``: ``{"error": "<code>", "message": "<text>", "details": [...]}``.
 ``/ws/v1/``: YuniKorn's ``{"status_code": <int>, "message": "<text>", "description": "<text>"}``.
-Every exception a view lets out (DRF's own, Django's 404 and 403, and ``ApiError``) is answered in
-the shape of the path it came from, so no caller ever gets an HTML page or a bare 500.
+Views raise; they never build an error body. Every exception a view lets out (the services' and
+the gateway's domain exceptions, DRF's own, Django's 404 and 403, and ``ApiError``) is answered
+here, in the shape of the path it came from, with the status the contract names for it, so no
+caller ever gets an HTML page or a bare 500. The texts are the raisers' own (``str(exc)``).
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
@@ -18,10 +21,35 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
+from quotaweb.allocations.services import AllocationInvalid
+from quotaweb.config import edits, selectors
+from quotaweb.config.services import ConfigConflict, ConfigRejected, VersionNotFound
+from quotaweb.engine.gateway import (
+    AllocationNotFound,
+    EngineNotLoaded,
+    KeyConflict,
+    UnknownPartition,
+)
+from trackers import InvalidRequest, NotTracked
+
 logger = logging.getLogger(__name__)
 
 ERR_INTERNAL = "the server failed to answer this request; nothing of it was applied"
 ERR_TOO_LARGE = "the request body is over {limit} bytes; nothing was read or changed"
+ERR_INVALID = (
+    "the configuration is not valid ({count} problem(s), listed in details); nothing was "
+    "stored or applied"
+)
+ERR_PRECONDITION = (
+    "version {base} is no longer the active configuration: version {active} is; details list "
+    "what changed since, nothing was stored or applied"
+)
+ERR_CONFLICT = (
+    "another change became active while this one was being applied (version {active}); details "
+    "list what it changed, nothing was stored or applied"
+)
+# YuniKorn's own text, which its web UI and clients know.
+ERR_YUNIKORN_PARTITION = "Partition not found"
 
 # DRF exception classes -> the contract's error codes.
 _CODES = {
@@ -53,6 +81,21 @@ class ApiError(exceptions.APIException):
         self.extra = extra or {}
 
 
+class PreconditionFailed(Exception):
+    """A write named its base version (``If-Match`` or ``base_version``), and another version is
+    active now; ``changes`` lists what changed since (``config.selectors`` change views)."""
+
+    def __init__(self, *, base: int | None, active: int | None, changes: list[dict]) -> None:
+        super().__init__(ERR_PRECONDITION.format(base=base, active=active))
+        self.base, self.active, self.changes = base, active, changes
+
+
+def too_large(limit: int) -> ApiError:
+    return ApiError(
+        status_code=413, code="too_large", message=ERR_TOO_LARGE.format(limit=limit)
+    )
+
+
 def bad_request(message: str, details: list[Any] | None = None) -> ApiError:
     return ApiError(status_code=400, code="bad_request", message=message, details=details)
 
@@ -76,16 +119,70 @@ def _message_of(detail: Any) -> tuple[str, list[Any]]:
     return str(detail), []
 
 
+def _change_details(changes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    # The change views of ``config.selectors`` with their one-line label, without form fields.
+    return [{key: value for key, value in view.items() if key != "fields"} for view in changes]
+
+
+def _conflict(exc: ConfigConflict, yunikorn: bool) -> ApiError:
+    return ApiError(
+        status_code=409, code="conflict", message=ERR_CONFLICT.format(active=exc.active_version),
+        details=_change_details(selectors.conflict_view(exc.changes)),
+        extra={"base_version": exc.base_version, "active_version": exc.active_version},
+    )
+
+
+def _precondition(exc: PreconditionFailed, yunikorn: bool) -> ApiError:
+    return ApiError(
+        status_code=412, code="precondition_failed", message=str(exc),
+        details=_change_details(exc.changes),
+        extra={"base_version": exc.base, "active_version": exc.active},
+    )
+
+
+def _simple(status_code: int, code: str) -> Callable[[Exception, bool], ApiError]:
+    def answer(exc: Exception, yunikorn: bool) -> ApiError:
+        return ApiError(status_code=status_code, code=code, message=str(exc),
+                        details=getattr(exc, "errors", None))
+    return answer
+
+
+# The domain's exceptions -> the contract's answers; the first match wins (subclasses first).
+_DOMAIN: tuple[tuple[type[Exception] | tuple[type[Exception], ...],
+                     Callable[[Any, bool], ApiError]], ...] = (
+    (RequestDataTooBig, lambda exc, yunikorn: too_large(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)),
+    (EngineNotLoaded, _simple(503, "starting")),
+    (UnknownPartition, lambda exc, yunikorn: ApiError(
+        status_code=404, code="not_found",
+        message=ERR_YUNIKORN_PARTITION if yunikorn else str(exc))),
+    (KeyConflict, _simple(409, "allocation_key_conflict")),
+    (AllocationNotFound, _simple(404, "not_found")),
+    (AllocationInvalid, _simple(400, "bad_request")),
+    ((InvalidRequest, NotTracked), _simple(400, "bad_request")),
+    (ConfigRejected, lambda exc, yunikorn: ApiError(
+        status_code=400, code="invalid", message=ERR_INVALID.format(count=len(exc.errors)),
+        details=exc.errors)),
+    ((edits.NotFound, selectors.ConfigNotFound, VersionNotFound), _simple(404, "not_found")),
+    (edits.EditRefused, _simple(400, "refused")),
+    (ConfigConflict, _conflict),
+    (PreconditionFailed, _precondition),
+)
+
+
+def api_error_for(exc: Exception, *, yunikorn: bool = False) -> Exception:
+    """The contract's answer (an ``ApiError``) for a domain exception; any other exception as
+    it is. Batch results use it for the error of each operation."""
+    for kinds, answer in _DOMAIN:
+        if isinstance(exc, kinds):
+            return answer(exc, yunikorn)
+    return exc
+
+
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
     request = context.get("request")
     yunikorn = request is not None and request.path.startswith("/ws/v1/")
-    if isinstance(exc, RequestDataTooBig):
-        # Django's own cap, met before a parser could answer (a form body read for CSRF).
-        exc = ApiError(
-            status_code=413, code="too_large",
-            message=ERR_TOO_LARGE.format(limit=settings.DATA_UPLOAD_MAX_MEMORY_SIZE),
-        )
-    elif isinstance(exc, Http404):
+    exc = api_error_for(exc, yunikorn=yunikorn)
+    if isinstance(exc, Http404):
         exc = exceptions.NotFound(str(exc) or "not found")
     elif isinstance(exc, PermissionDenied):
         exc = exceptions.PermissionDenied(str(exc) or "forbidden")

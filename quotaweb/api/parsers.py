@@ -12,11 +12,10 @@ import json
 from typing import IO, Any
 
 from django.conf import settings
-from django.core.exceptions import RequestDataTooBig
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import BaseParser
 
-from quotaweb.api.errors import ERR_TOO_LARGE, ApiError
+from quotaweb.api.errors import too_large
 from trackers.config.loader import MAX_BYTES
 
 ERR_NOT_UTF8 = "the request body is not UTF-8 text"
@@ -30,20 +29,6 @@ YAML_MAX_BYTES = MAX_BYTES
 
 def json_max_bytes() -> int:
     return max(settings.DATA_UPLOAD_MAX_MEMORY_SIZE or 0, 2 * MAX_BYTES + 64 * 1024)
-
-
-def too_large(limit: int) -> ApiError:
-    return ApiError(
-        status_code=413, code="too_large", message=ERR_TOO_LARGE.format(limit=limit)
-    )
-
-
-def body_error(exc: Exception) -> Exception:
-    """The API answer for an error Django raised while reading a body (a form body read for the
-    CSRF check can still hit ``RequestDataTooBig``); any other exception is returned as it is."""
-    if isinstance(exc, RequestDataTooBig):
-        return too_large(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
-    return exc
 
 
 def read_capped(stream: IO[bytes] | None, *, limit: int) -> bytes:

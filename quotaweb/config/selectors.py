@@ -245,7 +245,8 @@ class ConfigNotFound(LookupError):
 
 ERR_NO_PARTITION = "There is no partition {partition!r} in the active configuration."
 ERR_NO_QUEUE = "There is no queue {path!r} in partition {partition!r} of the active configuration."
-ERR_NO_VERSION = "There is no configuration version {number}."
+ERR_NO_VERSION = "there is no configuration version {number}"
+ERR_NO_CONFIG = "no configuration has been applied yet"
 
 USER_WILDCARD_NOTE = (
     "users: * applies to every user not named in this queue's limits, to each user separately. "

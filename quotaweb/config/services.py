@@ -47,6 +47,7 @@ from quotaweb.config.models import (
     Queue,
 )
 from quotaweb.config.selectors import (
+    ERR_NO_VERSION,
     active_version,
     active_version_number,
     config_changes,
@@ -69,7 +70,6 @@ ERR_CONFLICT = (
     "the configuration changed since version {base}: version {active} is active now; "
     "review what changed and start again from it"
 )
-ERR_VERSION_NOT_FOUND = "there is no configuration version {number}"
 ROLLBACK_COMMENT = "rollback to version {number}"
 
 Author = AbstractBaseUser | None
@@ -172,7 +172,7 @@ def config_rollback(
     try:
         old = version_get(number=version)
     except ConfigVersion.DoesNotExist:
-        raise VersionNotFound(ERR_VERSION_NOT_FOUND.format(number=version)) from None
+        raise VersionNotFound(ERR_NO_VERSION.format(number=version)) from None
     return config_apply(
         yaml_text=old.yaml, author=author,
         comment=comment or ROLLBACK_COMMENT.format(number=version), base_version=base_version,

@@ -45,25 +45,53 @@ from trackers import Engine, InvalidRequest, NotTracked, compile_config, parse_c
 from trackers.config.model import Config, Partition
 from trackers.gcpause import paused_gc
 
+ERR_NOT_LOADED = "the quota engines are still starting; try again in a moment"
+ERR_PARTITION = "partition {partition!r} is not configured"
+ERR_KEY_CONFLICT = (
+    "allocation key {key!r} is already live with a different request; a retry must repeat the "
+    "same body, a new allocation needs a new key"
+)
+ERR_NO_ALLOCATION = "there is no live allocation {key!r} in partition {partition!r}"
+ERR_NO_APPLICATION = "application {key!r} has no live allocation in partition {partition!r}"
+
 
 class EngineNotLoaded(RuntimeError):
     """No engine has been created in this process yet (the server is still starting)."""
+
+    def __init__(self) -> None:
+        super().__init__(ERR_NOT_LOADED)
 
 
 class UnknownPartition(LookupError):
     """The partition is not part of the loaded configuration."""
 
     def __init__(self, name: str) -> None:
-        super().__init__(f"partition {name!r} is not configured")
+        super().__init__(ERR_PARTITION.format(partition=name))
         self.name = name
 
 
 class KeyConflict(ValueError):
     """An allocation key already live with a different request."""
 
+    def __init__(self, key: str) -> None:
+        super().__init__(ERR_KEY_CONFLICT.format(key=key))
+        self.key = key
+
 
 class AllocationNotFound(LookupError):
-    """No live allocation (or application) with that key in the partition."""
+    """No live allocation with that key in the partition."""
+
+    message = ERR_NO_ALLOCATION
+
+    def __init__(self, key: str, *, partition: str) -> None:
+        super().__init__(self.message.format(key=key, partition=partition))
+        self.key = key
+
+
+class ApplicationNotFound(AllocationNotFound):
+    """No live allocation of that application in the partition."""
+
+    message = ERR_NO_APPLICATION
 
 
 @dataclass
@@ -205,7 +233,7 @@ class Gateway:
         slot = self._slot(partition)
         with slot.lock:
             if key not in slot.live.by_key:
-                raise AllocationNotFound(key)
+                raise AllocationNotFound(key, partition=partition)
             write([], [key])
             allocation = self._release(slot, key)
             slot.events.add("released", allocation)
@@ -218,7 +246,7 @@ class Gateway:
         with slot.lock:
             keys = sorted(slot.live.by_application.get(application_id, ()))
             if not keys:
-                raise AllocationNotFound(application_id)
+                raise ApplicationNotFound(application_id, partition=partition)
             write([], keys)
             released = [self._release(slot, key) for key in keys]
             for allocation in released:
@@ -253,7 +281,7 @@ class Gateway:
                         results.append(outcome)
                     else:
                         if operation.key not in slot.live.by_key:
-                            raise AllocationNotFound(operation.key)
+                            raise AllocationNotFound(operation.key, partition=partition)
                         allocation = self._release(slot, operation.key)
                         done.append(("release", allocation))
                         if stored.pop(operation.key, None) is None:
@@ -441,7 +469,7 @@ def engines_get() -> Gateway:
     """The loaded gateway; ``EngineNotLoaded`` before start-up has created it."""
     gateway = _gateway
     if gateway is None:
-        raise EngineNotLoaded("the quota engines have not been created in this process yet")
+        raise EngineNotLoaded
     return gateway
 
 

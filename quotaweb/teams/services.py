@@ -7,13 +7,12 @@ import secrets
 from django.contrib.auth.models import AbstractBaseUser
 from django.utils import timezone
 
-from quotaweb.engine.gateway import engines_get
+from quotaweb.engine.gateway import ERR_PARTITION, engines_get
 from quotaweb.teams.models import TeamLink
 from trackers.names import is_group_name, is_user_name
 
 ERR_KIND = "a team link shows a group or a user, not {kind!r}"
 ERR_NAME = "{name!r} is not a valid {kind} name"
-ERR_PARTITION = "partition {partition!r} is not configured"
 
 
 class TeamLinkInvalid(ValueError):

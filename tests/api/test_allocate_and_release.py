@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from quotaweb.api.views import allocations as views
+from quotaweb.engine.gateway import ERR_KEY_CONFLICT, ERR_PARTITION
 from tests.api.allocation_support import ALLOCATIONS, GiB, body, ledger, used
 
 pytestmark = pytest.mark.django_db
@@ -33,7 +33,7 @@ def test_the_same_key_with_another_body_is_a_conflict(admin_api, capped_engines)
     response = admin_api.post(ALLOCATIONS, body("k1", memory=2 * GiB), format="json")
     assert response.status_code == 409
     assert response.json()["error"] == "allocation_key_conflict"
-    assert response.json()["message"] == views.ERR_KEY_CONFLICT.format(key="k1")
+    assert response.json()["message"] == ERR_KEY_CONFLICT.format(key="k1")
     assert used("alice") == {"memory": GiB}
 
 
@@ -124,7 +124,7 @@ def test_malformed_json_is_400(admin_api, capped_engines):
 def test_an_unknown_partition_is_404(admin_api, capped_engines):
     response = admin_api.post("/api/v1/partitions/nope/allocations", body("k1"), format="json")
     assert response.status_code == 404
-    assert response.json()["message"] == views.ERR_PARTITION.format(partition="nope")
+    assert response.json()["message"] == ERR_PARTITION.format(partition="nope")
 
 
 def test_viewers_read_but_cannot_allocate_and_strangers_get_401(viewer_api, capped_engines, client):

@@ -12,10 +12,10 @@ from quotaweb.api.views.config import (
     ERR_BASE_DISAGREES,
     ERR_EMPTY_BODY,
     ERR_IF_MATCH,
-    ERR_NO_CONFIG,
     ERR_NOTHING_ACTIVE,
 )
 from quotaweb.config.models import ConfigVersion
+from quotaweb.config.selectors import ERR_NO_CONFIG
 from quotaweb.config.services import config_apply
 from quotaweb.engine.gateway import engines_get
 from tests.api.conftest import GI, allocate

@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import pytest
 
+from quotaweb.api.errors import ERR_YUNIKORN_PARTITION as ERR_PARTITION_NOT_FOUND
 from quotaweb.api.views.yunikorn import (
-    ERR_ENGINES_NOT_LOADED,
     ERR_GROUP_NOT_FOUND,
     ERR_INVALID_GROUP,
     ERR_INVALID_USER,
     ERR_MISSING_PARAMETERS,
-    ERR_NO_CONFIG,
-    ERR_PARTITION_NOT_FOUND,
     ERR_USER_NOT_FOUND,
 )
+from quotaweb.config.selectors import ERR_NO_CONFIG
+from quotaweb.engine.gateway import ERR_NOT_LOADED as ERR_ENGINES_NOT_LOADED
 
 pytestmark = pytest.mark.django_db
 

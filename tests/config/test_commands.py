@@ -6,8 +6,8 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from quotaweb.config.management.commands.export_config import ERR_NO_CONFIG, ERR_NO_VERSION
 from quotaweb.config.models import ConfigVersion
+from quotaweb.config.selectors import ERR_NO_CONFIG, ERR_NO_VERSION
 from tests.config.conftest import SMALL_YAML
 
 pytestmark = pytest.mark.django_db

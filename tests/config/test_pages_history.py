@@ -116,8 +116,8 @@ def test_first_version_has_nothing_to_compare(viewer_client, three_versions):
 @pytest.mark.parametrize(
     ("url", "query", "message"),
     [
-        ("config:version", {}, b"There is no configuration version 9."),
-        ("config:diff", {"against": "1"}, b"There is no configuration version 9."),
+        ("config:version", {}, b"There is no configuration version 9"),
+        ("config:diff", {"against": "1"}, b"There is no configuration version 9"),
     ],
 )
 def test_unknown_version_is_a_404(viewer_client, three_versions, url, query, message):
@@ -129,7 +129,7 @@ def test_unknown_version_is_a_404(viewer_client, three_versions, url, query, mes
 def test_unknown_against_is_a_404(viewer_client, three_versions):
     response = viewer_client.get(reverse("config:diff", args=[2]), {"against": "42"})
     assert response.status_code == 404
-    assert b"There is no configuration version 42." in response.content
+    assert b"There is no configuration version 42" in response.content
 
 
 def test_history_query_count_is_fixed(viewer_client, three_versions, django_assert_max_num_queries):

@@ -3,9 +3,8 @@
 import pytest
 
 from quotaweb.config.models import ConfigVersion
-from quotaweb.config.selectors import config_from_rows
+from quotaweb.config.selectors import ERR_NO_VERSION, config_from_rows
 from quotaweb.config.services import (
-    ERR_VERSION_NOT_FOUND,
     VersionNotFound,
     config_apply,
     config_rollback,
@@ -47,7 +46,7 @@ def test_rollback_to_the_active_content_changes_nothing(active_small):
 
 
 def test_rollback_to_an_unknown_version(active_small):
-    with pytest.raises(VersionNotFound, match=ERR_VERSION_NOT_FOUND.format(number=9)):
+    with pytest.raises(VersionNotFound, match=ERR_NO_VERSION.format(number=9)):
         config_rollback(version=9, author=None, base_version=1)
 
 

@@ -16,26 +16,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from quotaweb.allocations import selectors, services
-from quotaweb.allocations.services import AllocationInvalid
-from quotaweb.api.errors import ApiError, bad_request, not_found
+from quotaweb.api.errors import ApiError, api_error_for, bad_request
 from quotaweb.engine.gateway import (
     Admission,
-    AllocationNotFound,
-    EngineNotLoaded,
-    KeyConflict,
-    UnknownPartition,
 )
 from quotaweb.engine.live import LiveAllocation
-from trackers import InvalidRequest, NotTracked
 
-ERR_PARTITION = "partition {partition!r} is not configured"
-ERR_NOT_LOADED = "the quota engines are still starting; try again in a moment"
-ERR_KEY_CONFLICT = (
-    "allocation key {key!r} is already live with a different request; a retry must repeat the "
-    "same body, a new allocation needs a new key"
-)
-ERR_NO_ALLOCATION = "there is no live allocation {key!r} in partition {partition!r}"
-ERR_NO_APPLICATION = "application {application!r} has no live allocation in partition {partition!r}"
 ERR_AFTER = "after must be a whole number (the last seq you have), not {value!r}"
 ERR_PAGE = "{name} must be a whole number from {low} to {high}, not {value!r}"
 ERR_HEADROOM_PARAMS = "queuePath, user and applicationId are required; groups is optional"
@@ -76,21 +62,6 @@ class ErrorOut(serializers.Serializer):
     details = serializers.ListField(child=serializers.JSONField())
 
 
-def _guard(partition: str):
-    """Map the gateway's exceptions to the contract's statuses."""
-    def wrap(error: Exception) -> ApiError:
-        if isinstance(error, UnknownPartition):
-            return not_found(ERR_PARTITION.format(partition=partition))
-        if isinstance(error, EngineNotLoaded):
-            return ApiError(status_code=503, code="starting", message=ERR_NOT_LOADED)
-        if isinstance(error, AllocationInvalid):
-            return bad_request(str(error), details=error.errors)
-        if isinstance(error, InvalidRequest | NotTracked):
-            return bad_request(str(error))
-        raise error
-    return wrap
-
-
 def _admission_body(admission: Admission) -> tuple[int, dict[str, Any]]:
     allocation = admission.allocation
     if admission.allowed:
@@ -121,17 +92,8 @@ class AllocationsView(APIView):
         summary="Admit and record an allocation (idempotent by allocationKey)",
     )
     def post(self, request: Request, partition: str) -> Response:
-        wrap = _guard(partition)
-        try:
-            allocation = services.allocation_request(request.data)
-            admission = services.allocation_create(partition=partition, request=allocation)
-        except KeyConflict as error:
-            raise ApiError(
-                status_code=409, code="allocation_key_conflict",
-                message=ERR_KEY_CONFLICT.format(key=str(error)),
-            ) from None
-        except Exception as error:
-            raise wrap(error) from None
+        allocation = services.allocation_request(request.data)
+        admission = services.allocation_create(partition=partition, request=allocation)
         code, body = _admission_body(admission)
         return Response(body, status=code)
 
@@ -157,18 +119,14 @@ class AllocationsView(APIView):
     def get(self, request: Request, partition: str) -> Response:
         page = _whole(request, "page", default=1, low=1, high=10**9)
         per_page = _whole(request, "per_page", default=100, low=1, high=1000)
-        try:
-            found = selectors.allocations_list(
-                partition=partition,
-                user=request.query_params.get("user") or None,
-                group=request.query_params.get("group") or None,
-                queue=request.query_params.get("queue") or None,
-                application=request.query_params.get("application") or None,
-                page=page, per_page=per_page,
-            )
-        except Exception as error:
-            raise _guard(partition)(error) from None
-        return Response(found)
+        return Response(selectors.allocations_list(
+            partition=partition,
+            user=request.query_params.get("user") or None,
+            group=request.query_params.get("group") or None,
+            queue=request.query_params.get("queue") or None,
+            application=request.query_params.get("application") or None,
+            page=page, per_page=per_page,
+        ))
 
 
 def _whole(request: Request, name: str, *, default: int, low: int, high: int) -> int:
@@ -189,40 +147,29 @@ class BatchView(APIView):
         summary="Up to 10,000 allocate and release operations, in order, stored together",
     )
     def post(self, request: Request, partition: str) -> Response:
-        try:
-            operations = services.batch_request(request.data)
-            results = services.allocations_batch(partition=partition, operations=operations)
-        except Exception as error:
-            raise _guard(partition)(error) from None
-        return Response({"results": [_batch_result(r, partition) for r in results]})
+        operations = services.batch_request(request.data)
+        results = services.allocations_batch(partition=partition, operations=operations)
+        return Response({"results": [_batch_result(result) for result in results]})
 
 
-def _batch_result(result: Any, partition: str) -> dict[str, Any]:
+def _batch_result(result: Any) -> dict[str, Any]:
+    """One operation's answer, in the shape and status a request of its own would get."""
     if isinstance(result, Admission):
         code, body = _admission_body(result)
         return {"status": code, **body}
     if isinstance(result, LiveAllocation):
         return {"status": 204, "allocationKey": result.key}
-    if isinstance(result, KeyConflict):
-        return {"status": 409, "error": "allocation_key_conflict",
-                "message": ERR_KEY_CONFLICT.format(key=str(result)), "details": []}
-    if isinstance(result, AllocationNotFound):
-        return {"status": 404, "error": "not_found",
-                "message": ERR_NO_ALLOCATION.format(key=str(result), partition=partition),
-                "details": []}
-    details = result.errors if isinstance(result, AllocationInvalid) else []
-    return {"status": 400, "error": "bad_request", "message": str(result), "details": details}
+    error = api_error_for(result)
+    if not isinstance(error, ApiError):
+        raise error  # not an answer of the contract: a bug, answered by the handler
+    return {"status": error.status_code, "error": error.code, "message": error.message,
+            "details": error.details}
 
 
 class AllocationView(APIView):
     @extend_schema(responses={204: None, 404: ErrorOut}, summary="Release an allocation")
     def delete(self, request: Request, partition: str, key: str) -> Response:
-        try:
-            services.allocation_release(partition=partition, key=key)
-        except AllocationNotFound:
-            raise not_found(ERR_NO_ALLOCATION.format(key=key, partition=partition)) from None
-        except Exception as error:
-            raise _guard(partition)(error) from None
+        services.allocation_release(partition=partition, key=key)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -231,15 +178,9 @@ class ApplicationView(APIView):
         "released": serializers.ListField(child=serializers.CharField())}), 404: ErrorOut},
         summary="Release every allocation of an application")
     def delete(self, request: Request, partition: str, application_id: str) -> Response:
-        try:
-            released = services.application_release(
-                partition=partition, application_id=application_id
-            )
-        except AllocationNotFound:
-            raise not_found(ERR_NO_APPLICATION.format(
-                application=application_id, partition=partition)) from None
-        except Exception as error:
-            raise _guard(partition)(error) from None
+        released = services.application_release(
+            partition=partition, application_id=application_id
+        )
         return Response({"released": [allocation.key for allocation in released]})
 
 
@@ -263,13 +204,10 @@ class HeadroomView(APIView):
         if not queue_path or not user or not application:
             raise bad_request(ERR_HEADROOM_PARAMS)
         groups = [name for name in params.get("groups", "").split(",") if name]
-        try:
-            headroom, can_run = selectors.headroom_for(
-                partition=partition, queue_path=queue_path, user=user, groups=groups,
-                application_id=application,
-            )
-        except Exception as error:
-            raise _guard(partition)(error) from None
+        headroom, can_run = selectors.headroom_for(
+            partition=partition, queue_path=queue_path, user=user, groups=groups,
+            application_id=application,
+        )
         return Response({"headroom": headroom, "canRunApp": can_run})
 
 
@@ -287,10 +225,7 @@ class EventsView(APIView):
         raw = request.query_params.get("after", "0")
         if not raw.isdigit():
             raise bad_request(ERR_AFTER.format(value=raw))
-        try:
-            return Response(selectors.events_after(partition=partition, after=int(raw)))
-        except Exception as error:
-            raise _guard(partition)(error) from None
+        return Response(selectors.events_after(partition=partition, after=int(raw)))
 
 
 urlpatterns = [

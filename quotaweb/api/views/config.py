@@ -30,12 +30,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from quotaweb.api.errors import ApiError
+from quotaweb.api.errors import ApiError, PreconditionFailed, bad_request, not_found
 from quotaweb.api.parsers import (
     YAML_MAX_BYTES,
     YAML_PARSERS,
     CappedJsonParser,
-    body_error,
     too_large,
 )
 from quotaweb.api.serializers import (
@@ -64,28 +63,14 @@ from trackers.config.model import Config, Limit
 from trackers.config.model import Queue as QueueModel
 from trackers.names import WILDCARD
 
-ERR_INVALID = (
-    "the configuration is not valid ({count} problem(s), listed in details); nothing was "
-    "stored or applied"
-)
-ERR_PRECONDITION = (
-    "version {base} is no longer the active configuration: version {active} is; details list "
-    "what changed since, nothing was stored or applied"
-)
-ERR_CONFLICT = (
-    "another change became active while this one was being applied (version {active}); details "
-    "list what it changed, nothing was stored or applied"
-)
 ERR_IF_MATCH = "If-Match must be a configuration version number, like If-Match: 7; got {value!r}"
 ERR_BASE_DISAGREES = (
     "If-Match names version {header} but base_version is {body}; send one of them"
 )
-ERR_NO_CONFIG = "no configuration has been applied yet"
 ERR_NOTHING_ACTIVE = (
     "If-Match: * asks for the active configuration, and none has been applied yet; nothing was "
     "stored or applied"
 )
-ERR_VERSION_NOT_FOUND = "there is no configuration version {number}"
 ERR_AGAINST = "against must be a version number, like ?against=3; got {value!r}"
 ERR_FIRST_VERSION = (
     "version {number} is the first version: there is no earlier version to compare with; "
@@ -99,33 +84,8 @@ _TRUE = frozenset({"1", "true", "yes", "on"})
 # -- shared -------------------------------------------------------------------------------------
 
 
-def _translated(exc: Exception) -> Exception:
-    """The config services' refusals as the contract's answers."""
-    if isinstance(exc, services.ConfigRejected):
-        return ApiError(
-            status_code=400, code="invalid", message=ERR_INVALID.format(count=len(exc.errors)),
-            details=exc.errors,
-        )
-    if isinstance(exc, edits.NotFound | selectors.ConfigNotFound | services.VersionNotFound):
-        return ApiError(status_code=404, code="not_found", message=str(exc))
-    if isinstance(exc, edits.EditRefused):
-        return ApiError(status_code=400, code="refused", message=str(exc))
-    return body_error(exc)
-
-
 class ConfigApiView(APIView):
     parser_classes = [CappedJsonParser]
-
-    def handle_exception(self, exc: Exception) -> Response:
-        return super().handle_exception(_translated(exc))
-
-
-def _not_found(message: str) -> ApiError:
-    return ApiError(status_code=404, code="not_found", message=message)
-
-
-def _bad_request(message: str) -> ApiError:
-    return ApiError(status_code=400, code="bad_request", message=message)
 
 
 def _flag(value: str | None) -> bool:
@@ -153,7 +113,7 @@ def _is_json(request: Request) -> bool:
 
 def _version_number(text: str) -> int:
     if not text.isdigit():
-        raise _not_found(ERR_VERSION_NOT_FOUND.format(number=text))
+        raise not_found(selectors.ERR_NO_VERSION.format(number=text))
     return int(text)
 
 
@@ -170,25 +130,13 @@ def _if_match(request: Request) -> int | None:
         return active
     value = value.removeprefix("W/").strip('"')
     if not value.isdigit():
-        raise _bad_request(ERR_IF_MATCH.format(value=raw))
+        raise bad_request(ERR_IF_MATCH.format(value=raw))
     return int(value)
 
 
-def _precondition_failed(*, base: int | None) -> ApiError:
+def _precondition_failed(*, base: int | None) -> PreconditionFailed:
     moved = selectors.config_moved(base=base)
-    return ApiError(
-        status_code=412, code="precondition_failed",
-        message=ERR_PRECONDITION.format(base=base, active=moved["active"]),
-        details=_changes(moved["changes"]),
-        extra={"base_version": base, "active_version": moved["active"]},
-    )
-
-
-def _changes(views: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    # The change entries of ``selectors.config_changes`` with their one-line label.
-    return [
-        {key: value for key, value in view.items() if key != "fields"} for view in views
-    ]
+    return PreconditionFailed(base=base, active=moved["active"], changes=moved["changes"])
 
 
 class Precondition:
@@ -197,7 +145,7 @@ class Precondition:
     def __init__(self, request: Request, *, body_base: int | None = None) -> None:
         header = _if_match(request)
         if header is not None and body_base is not None and header != body_base:
-            raise _bad_request(ERR_BASE_DISAGREES.format(header=header, body=body_base))
+            raise bad_request(ERR_BASE_DISAGREES.format(header=header, body=body_base))
         named = header if header is not None else body_base
         active = selectors.active_version_number()
         if named is not None and named != active:
@@ -211,18 +159,11 @@ class Precondition:
         try:
             return change(self.base)
         except services.ConfigConflict as conflict:
-            status, code, message = (
-                (412, "precondition_failed", ERR_PRECONDITION) if self.named
-                else (409, "conflict", ERR_CONFLICT)
-            )
-            raise ApiError(
-                status_code=status, code=code,
-                message=message.format(base=conflict.base_version, active=conflict.active_version),
-                details=_changes(selectors.conflict_view(conflict.changes)),
-                extra={
-                    "base_version": conflict.base_version,
-                    "active_version": conflict.active_version,
-                },
+            if not self.named:
+                raise
+            raise PreconditionFailed(
+                base=conflict.base_version, active=conflict.active_version,
+                changes=selectors.conflict_view(conflict.changes),
             ) from None
 
 
@@ -281,7 +222,7 @@ class ConfigView(ConfigApiView):
     def get(self, request: Request) -> Response:
         current = selectors.active_version()
         if current is None:
-            raise _not_found(ERR_NO_CONFIG)
+            raise not_found(selectors.ERR_NO_CONFIG)
         return _with_etag(Response(VersionWithYamlSerializer(current).data), current.number)
 
     @extend_schema(
@@ -298,7 +239,7 @@ class ConfigView(ConfigApiView):
         if not _is_json(request):
             if not isinstance(data, str):
                 # No body at all (the parsers are not even asked then).
-                raise _bad_request(ERR_EMPTY_BODY)
+                raise bad_request(ERR_EMPTY_BODY)
             # A YAML body has no room for options: the comment comes in the query.
             params = request.query_params
             query = _validated(WriteOptionsSerializer, {
@@ -344,7 +285,7 @@ def _version(number: str) -> ConfigVersion:
     try:
         return selectors.version_get(number=wanted)
     except ConfigVersion.DoesNotExist:
-        raise _not_found(ERR_VERSION_NOT_FOUND.format(number=wanted)) from None
+        raise not_found(selectors.ERR_NO_VERSION.format(number=wanted)) from None
 
 
 class VersionView(ConfigApiView):
@@ -369,10 +310,10 @@ class VersionDiffView(ConfigApiView):
         raw = request.query_params.get("against", "").strip()
         if not raw:
             if new.number <= 1:
-                raise _bad_request(ERR_FIRST_VERSION.format(number=new.number))
+                raise bad_request(ERR_FIRST_VERSION.format(number=new.number))
             raw = str(new.number - 1)
         if not raw.isdigit():
-            raise _bad_request(ERR_AGAINST.format(value=raw))
+            raise bad_request(ERR_AGAINST.format(value=raw))
         old = _version(raw)
         diff = selectors.config_diff(
             old=old.yaml, new=new.yaml, old_label=f"version {old.number}",
@@ -423,7 +364,7 @@ def _queue(config: Config, partition: str, queue_path: str) -> tuple[str, QueueM
 
 def _limit_index(queue: QueueModel, raw: str) -> int:
     if not raw.isdigit() or int(raw) >= len(queue.limits):
-        raise _not_found(edits.ERR_LIMIT_NOT_FOUND.format(path=queue.path, index=raw))
+        raise not_found(edits.ERR_LIMIT_NOT_FOUND.format(path=queue.path, index=raw))
     return int(raw)
 
 
@@ -452,7 +393,7 @@ class QueuesView(ConfigApiView):
         config, version = _active_model()
         found = config.partition(normalise_partition_name(partition))
         if found is None:
-            raise _not_found(edits.ERR_PARTITION_NOT_FOUND.format(partition=partition))
+            raise not_found(edits.ERR_PARTITION_NOT_FOUND.format(partition=partition))
         queues = [_queue_json(found.name, queue) for queue in found.queues()]
         return _with_etag(Response(queues), version)
 

@@ -30,8 +30,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from quotaweb.accounts.roles import is_viewer
-from quotaweb.api.errors import ApiError
-from quotaweb.api.parsers import AnyTextParser, body_error
+from quotaweb.api.errors import ApiError, bad_request, not_found
+from quotaweb.api.parsers import AnyTextParser
 from quotaweb.api.permissions import PublicReadOrViewer
 from quotaweb.api.selectors import partition_queues
 from quotaweb.api.serializers import (
@@ -39,15 +39,15 @@ from quotaweb.api.serializers import (
     QueueNodeSerializer,
     UserUsageSerializer,
 )
+from quotaweb.config import selectors
 from quotaweb.config.documents import config_document
 from quotaweb.config.selectors import active_version
 from quotaweb.config.services import version_model
-from quotaweb.engine.gateway import EngineNotLoaded, UnknownPartition, engines_get
+from quotaweb.engine.gateway import engines_get
 from trackers import validate_config
 from trackers.config import normalise_partition_name
 from trackers.names import is_group_name, is_user_name
 
-ERR_PARTITION_NOT_FOUND = "Partition not found"
 ERR_USER_NOT_FOUND = "User not found"
 ERR_GROUP_NOT_FOUND = "Group not found"
 ERR_INVALID_USER = "Invalid user name"
@@ -55,11 +55,6 @@ ERR_INVALID_GROUP = "Invalid group name"
 ERR_MISSING_PARAMETERS = "Missing parameters"
 # Go's url.EscapeError text, with the offending escape (at most three characters).
 ERR_ESCAPE = 'invalid URL escape "{escape}"'
-ERR_ENGINES_NOT_LOADED = (
-    "the quota engines are still starting in this server: usage can be read once they are "
-    "loaded; try again in a moment"
-)
-ERR_NO_CONFIG = "no configuration has been applied yet"
 
 # A ``%`` not followed by two hex digits.
 _BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
@@ -91,36 +86,16 @@ class XYamlRenderer(YamlRenderer):
     media_type = "application/x-yaml"
 
 
-def _translated(exc: Exception) -> Exception:
-    """Gateway and body errors as the answers the contract names for them."""
-    if isinstance(exc, EngineNotLoaded):
-        return ApiError(status_code=503, code="starting", message=ERR_ENGINES_NOT_LOADED)
-    if isinstance(exc, UnknownPartition):
-        return ApiError(status_code=404, code="not_found", message=ERR_PARTITION_NOT_FOUND)
-    return body_error(exc)
-
-
 class YunikornView(APIView):
     permission_classes = [PublicReadOrViewer]
     renderer_classes = [YunikornJSONRenderer]
-
-    def handle_exception(self, exc: Exception) -> Response:
-        return super().handle_exception(_translated(exc))
-
-
-def _bad_request(message: str) -> ApiError:
-    return ApiError(status_code=400, code="bad_request", message=message)
-
-
-def _not_found(message: str) -> ApiError:
-    return ApiError(status_code=404, code="not_found", message=message)
 
 
 def query_unescape(value: str) -> str:
     """Go's ``url.QueryUnescape``: ``%XX`` decoded, ``+`` is a space, a malformed escape a 400."""
     bad = _BAD_ESCAPE.search(value)
     if bad is not None:
-        raise _bad_request(ERR_ESCAPE.format(escape=value[bad.start():bad.start() + 3]))
+        raise bad_request(ERR_ESCAPE.format(escape=value[bad.start():bad.start() + 3]))
     return unquote_plus(value)
 
 
@@ -176,10 +151,10 @@ class UserView(YunikornView):
     def get(self, request: Request, partition: str, user: str) -> Response:
         name = query_unescape(user)
         if not is_user_name(name):
-            raise _bad_request(ERR_INVALID_USER)
+            raise bad_request(ERR_INVALID_USER)
         found = engines_get().user_usage(_partition(partition), name)
         if found is None:
-            raise _not_found(ERR_USER_NOT_FOUND)
+            raise not_found(ERR_USER_NOT_FOUND)
         return Response(found)
 
 
@@ -194,10 +169,10 @@ class GroupView(YunikornView):
     def get(self, request: Request, partition: str, group: str) -> Response:
         name = query_unescape(group)
         if not is_group_name(name):
-            raise _bad_request(ERR_INVALID_GROUP)
+            raise bad_request(ERR_INVALID_GROUP)
         found = engines_get().group_usage(_partition(partition), name)
         if found is None:
-            raise _not_found(ERR_GROUP_NOT_FOUND)
+            raise not_found(ERR_GROUP_NOT_FOUND)
         return Response(found)
 
 
@@ -206,7 +181,7 @@ class MissingParameterView(YunikornView):
 
     @extend_schema(exclude=True)
     def get(self, request: Request, partition: str) -> Response:
-        raise _bad_request(ERR_MISSING_PARAMETERS)
+        raise bad_request(ERR_MISSING_PARAMETERS)
 
 
 class ConfigView(YunikornView):
@@ -220,7 +195,7 @@ class ConfigView(YunikornView):
     def get(self, request: Request) -> Response:
         current = active_version()
         if current is None:
-            raise _not_found(ERR_NO_CONFIG)
+            raise not_found(selectors.ERR_NO_CONFIG)
         if request.accepted_renderer.format == "json":
             return Response(config_document(version_model(current)))
         return Response(current.yaml)

@@ -5,10 +5,12 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError
 
 from quotaweb.config.models import ConfigVersion
-from quotaweb.config.selectors import active_version, version_get
-
-ERR_NO_CONFIG = "no configuration has been stored yet"
-ERR_NO_VERSION = "there is no configuration version {number}"
+from quotaweb.config.selectors import (
+    ERR_NO_CONFIG,
+    ERR_NO_VERSION,
+    active_version,
+    version_get,
+)
 
 
 class Command(BaseCommand):
