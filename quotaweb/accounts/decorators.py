@@ -8,7 +8,7 @@
 - ``admin_required``: every method needs a quota admin, for pages that exist only to edit.
 
 Refusals raise ``PermissionDenied`` with a message from this module; ``templates/403.html``
-shows it. ``mixins.py`` gives class-based views the same checks.
+shows it.
 """
 
 from __future__ import annotations

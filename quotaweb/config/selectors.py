@@ -1,4 +1,4 @@
-"""Reads of the configuration: the active version, the rows as a document, diffs and impact."""
+"""Reads of the configuration: the active version, diffs, impact and the pages' views."""
 
 from __future__ import annotations
 
@@ -13,11 +13,8 @@ from django.db.models import Count, QuerySet
 
 from quotaweb.config.documents import (
     config_document,
-    limit_document,
     limit_values,
-    partition_document,
     partition_settings,
-    queue_document,
     queue_values,
 )
 from quotaweb.config.edits import record_label
@@ -39,13 +36,6 @@ from trackers.config.writer import write_yaml
 from trackers.errors import QuantityError
 from trackers.resources import format_resource, parse_quantity, parse_resource_map
 
-_QUEUE_FIELDS = (
-    "id", "partition_id", "parent_id", "name", "has_resources", "guaranteed", "max",
-    "max_applications", "properties", "admin_acl", "submit_acl", "is_parent", "child_template",
-)
-_LIMIT_FIELDS = (
-    "queue_id", "description", "users", "groups", "max_resources", "max_applications",
-)
 # The key path of a queue inside the document: ``partitions[0].queues[0].queues[2]``.
 _QUEUE_KEY_PATH = re.compile(r"^partitions\[\d+\](?:\.queues\[\d+\])*\.?")
 
@@ -67,43 +57,6 @@ def version_get(*, number: int) -> ConfigVersion:
 def versions_list() -> QuerySet[ConfigVersion]:
     """Every version, newest first."""
     return ConfigVersion.objects.select_related("author").order_by("-number")
-
-
-def config_document_from_rows() -> dict[str, Any]:
-    """The active configuration as a root-explicit document dict, built from the rows.
-
-    Three queries whatever the size: queues and limits are stitched together in memory.
-    """
-    docs: dict[int, dict[str, Any]] = {}
-    roots: dict[int, dict[str, Any]] = {}
-    queues = Queue.objects.order_by("order", "id").values(*_QUEUE_FIELDS)
-    children: list[tuple[int, dict[str, Any]]] = []
-    for row in queues:
-        is_root = row["parent_id"] is None
-        doc = docs[row["id"]] = queue_document(row, is_root=is_root)
-        if is_root:
-            roots[row["partition_id"]] = doc
-        else:
-            children.append((row["parent_id"], doc))
-    # Limits before children in every queue, as dump_config writes them.
-    for row in LimitEntry.objects.order_by("order", "id").values(*_LIMIT_FIELDS):
-        docs[row["queue_id"]].setdefault("limits", []).append(limit_document(row))
-    for parent_id, doc in children:
-        docs[parent_id].setdefault("queues", []).append(doc)
-    partitions = [
-        partition_document(
-            name=row["name"], settings=row["settings"],
-            limits=[limit_document(values) for values in row["limits"]],
-            root=roots[row["id"]],
-        )
-        for row in Partition.objects.order_by("order").values("id", "name", "settings", "limits")
-    ]
-    return {"partitions": partitions}
-
-
-def config_from_rows() -> Config:
-    """The active configuration model, read back from the rows (raises if none is stored)."""
-    return parse_config(write_yaml(config_document_from_rows()))
 
 
 # -- diff --------------------------------------------------------------------------------------
@@ -212,17 +165,6 @@ def config_impact(*, candidate: Config) -> list[dict[str, Any]]:
 
 
 # -- errors ------------------------------------------------------------------------------------
-
-
-def errors_for_queue(errors: Iterable[dict[str, str]], *, queue_path: str) -> list[dict[str, str]]:
-    """The validation errors about one queue, each with ``tail``: the field below the queue's own
-    key path (``limits[0].maxresources``, ``resources.max.memory``), so a form can put it on the
-    right input."""
-    return [
-        {**error, "tail": queue_tail(error.get("field", ""))}
-        for error in errors
-        if error.get("path") == queue_path
-    ]
 
 
 def error_text(error: dict[str, str]) -> str:

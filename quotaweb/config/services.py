@@ -591,18 +591,6 @@ def limit_delete(
     )
 
 
-def limit_move(
-    *, partition: str, queue_path: str, index: int, to_index: int, author: Author,
-    comment: str = "", base_version: int | None,
-) -> ConfigVersion:
-    return config_edit(
-        edits=[edits.limit_move(
-            partition=partition, queue_path=queue_path, index=index, to_index=to_index
-        )],
-        author=author, comment=comment, base_version=base_version,
-    )
-
-
 # -- drafts: several edits staged, applied as one version ----------------------------------------
 
 ERR_DRAFT_EMPTY = "there is nothing staged to apply"

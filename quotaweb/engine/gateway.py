@@ -166,12 +166,6 @@ class Gateway:
     def version(self, partition: str) -> int | None:
         return self._slot(partition).engine.version
 
-    def apply_config(self, partition, *, version: int | None = None) -> None:
-        """Give an existing partition's engine new limits; usage and running apps stay."""
-        slot = self._slot(partition.name)
-        with slot.lock:
-            slot.engine.apply_config(partition, version=version)
-
     def switch_config(self, config: Config, *, commit: Callable[[], int]) -> int:
         """Switch every partition to ``config`` around the caller's ``commit``; its version.
 
@@ -344,9 +338,6 @@ class Gateway:
 
     def live_count(self, partition: str) -> int:
         return len(self._slot(partition).live.by_key)
-
-    def live_allocation(self, partition: str, key: str) -> LiveAllocation | None:
-        return self._slot(partition).live.by_key.get(key)
 
     @staticmethod
     def _allocate(slot: PartitionSlot, request: LiveAllocation) -> Admission:

@@ -1,4 +1,4 @@
-"""``viewer_required`` and ``admin_required`` (and their mixins) on views defined here.
+"""``viewer_required`` and ``admin_required`` on views defined here.
 
 Anonymous visitors are sent to log in; viewers read; every write needs a quota admin, also when
 the viewer's POST carries a valid CSRF token.
@@ -12,11 +12,9 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpResponse
 from django.test import Client, RequestFactory
 from django.urls import path
-from django.views import View
 from django.views.decorators.csrf import csrf_protect
 
 from quotaweb.accounts.decorators import admin_required, viewer_required
-from quotaweb.accounts.mixins import AdminRequiredMixin, ViewerRequiredMixin
 from quotaweb.urls import urlpatterns as site_urlpatterns
 
 pytestmark = pytest.mark.django_db
@@ -40,19 +38,6 @@ async def queue_page_async(request):
     return HttpResponse(f"{request.method} done")
 
 
-class QueuePageView(ViewerRequiredMixin, View):
-    def get(self, request):
-        return HttpResponse("read")
-
-    def post(self, request):
-        return HttpResponse("written")
-
-
-class QueueEditorView(AdminRequiredMixin, View):
-    def get(self, request):
-        return HttpResponse("form")
-
-
 # The whole site plus one protected write, so a request runs through every middleware.
 urlpatterns = [path("limits/write/", queue_page), *site_urlpatterns]
 
@@ -66,7 +51,7 @@ def call(view, user, method="GET", path="/queues/root.eng/"):
 # -- anonymous visitors --------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("view", [queue_page, queue_editor, QueuePageView.as_view()])
+@pytest.mark.parametrize("view", [queue_page, queue_editor])
 @pytest.mark.parametrize("method", ["GET", "POST"])
 def test_anonymous_visitors_are_sent_to_the_login_page(view, method):
     response = call(view, AnonymousUser(), method)
@@ -122,22 +107,6 @@ def test_admin_pages_serve_admins(request, persona):
     user = request.getfixturevalue(persona)
 
     assert call(queue_editor, user, "POST").status_code == 200
-
-
-# -- the mixins follow the same rules ------------------------------------------------------------
-
-
-def test_viewer_mixin_reads_for_viewers_and_refuses_their_writes(viewer, admin):
-    assert call(QueuePageView.as_view(), viewer).content == b"read"
-    with pytest.raises(PermissionDenied):
-        call(QueuePageView.as_view(), viewer, "POST")
-    assert call(QueuePageView.as_view(), admin, "POST").content == b"written"
-
-
-def test_admin_mixin_refuses_viewers_and_serves_admins(viewer, admin):
-    with pytest.raises(PermissionDenied, match="This page is for quota admins"):
-        call(QueueEditorView.as_view(), viewer)
-    assert call(QueueEditorView.as_view(), admin).content == b"form"
 
 
 # -- async views ---------------------------------------------------------------------------------

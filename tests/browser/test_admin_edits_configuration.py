@@ -99,7 +99,7 @@ def test_an_invalid_limit_shows_the_error_on_its_field_and_saves_nothing(eng):
 
 def test_a_staged_draft_of_three_edits_applies_as_one_version(eng):
     from quotaweb.config.models import ConfigVersion
-    from quotaweb.config.selectors import config_from_rows
+    from tests.config_rows import config_from_rows
 
     eng.get_by_text("Edit this queue").click()
     eng.locator("form[data-form=queue]").get_by_label("Max applications").fill("12")

@@ -3,9 +3,10 @@
 import pytest
 
 from quotaweb.config.models import ActiveConfig, ConfigVersion, LimitEntry, Queue
-from quotaweb.config.selectors import active_version, config_from_rows
+from quotaweb.config.selectors import active_version
 from quotaweb.config.services import config_apply
 from tests.config.conftest import SMALL_YAML
+from tests.config_rows import config_from_rows
 from trackers import parse_config
 
 pytestmark = pytest.mark.django_db

@@ -4,8 +4,8 @@ import pytest
 
 from quotaweb.config import services
 from quotaweb.config.models import ActiveConfig, ConfigVersion, LimitEntry
-from quotaweb.config.selectors import config_from_rows
 from quotaweb.engine import gateway as gateway_module
+from tests.config_rows import config_from_rows
 from trackers import Engine, compile_config, parse_config
 
 # Both partitions change, so a failure at the second one must undo the first.

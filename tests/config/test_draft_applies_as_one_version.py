@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from quotaweb.config import selectors, views
+from quotaweb.config import views
 from quotaweb.config.models import ConfigVersion, Draft
 from quotaweb.engine.gateway import engines_get
+from tests.config_rows import config_from_rows
 
 pytestmark = pytest.mark.django_db
 
@@ -36,7 +37,7 @@ def test_three_staged_edits_apply_as_one_version(quota_admin_client, admin, acti
     assert (version.author, version.comment, version.based_on_id) == (admin, "three at once", 1)
     assert response["Location"] == reverse("config:version", args=[2])
     assert not Draft.objects.exists()
-    active = selectors.config_from_rows().partition("default").root.children[0]
+    active = config_from_rows().partition("default").root.children[0]
     assert [child.path for child in active.children] == ["root.eng.data"]
     assert [limit.description for limit in active.limits] == ["alice", "everyone else"]
     assert dict(active.limits[0].max_resources) == {"memory": "30Gi", "vcore": "20"}
@@ -108,7 +109,7 @@ def test_two_admins_from_the_same_version_the_second_is_refused_and_told_what_ch
     staff_admin_client.post(DRAFT, {"action": "rebase"})
     third = staff_admin_client.post(DRAFT, {"action": "apply", "comment": "web queue"})
     assert third["Location"] == reverse("config:version", args=[3])
-    root = selectors.config_from_rows().partition("default").root
+    root = config_from_rows().partition("default").root
     assert [c.path for c in root.children[0].children] == ["root.eng.data", "root.eng.web"]
 
 

@@ -4,23 +4,31 @@ import pytest
 
 from quotaweb.config import edits
 from quotaweb.config.models import ConfigVersion, LimitEntry, Partition, Queue
-from quotaweb.config.selectors import config_from_rows, errors_for_queue
+from quotaweb.config.selectors import queue_tail
 from quotaweb.config.services import (
     ConfigRejected,
     config_apply,
     config_edit,
     limit_create,
     limit_delete,
-    limit_move,
     limit_update,
     queue_create,
     queue_delete,
     queue_update,
 )
+from tests.config_rows import config_from_rows
 
 pytestmark = pytest.mark.django_db
 
 ENG = {"partition": "default", "queue_path": "root.eng"}
+
+
+def _on_queue(errors, queue_path: str) -> list[dict]:
+    """The errors about one queue, with the field below the queue's key path as a form sees it."""
+    return [
+        {**error, "tail": queue_tail(error.get("field", ""))}
+        for error in errors if error.get("path") == queue_path
+    ]
 
 
 def _descriptions(path="root.eng"):
@@ -70,7 +78,7 @@ def test_queue_update_error_lands_on_the_limit_field(active_small, admin):
             author=admin, base_version=1,
         )
 
-    on_eng = errors_for_queue(caught.value.errors, queue_path="root.eng")
+    on_eng = _on_queue(caught.value.errors, "root.eng")
     # alice (40Gi) and the ml group (60Gi) are both above the new 30Gi max.
     assert {error["tail"] for error in on_eng} == {
         "limits[0].maxresources", "limits[2].maxresources"
@@ -120,7 +128,8 @@ def test_limit_create_update_move_delete(active_small, admin):
     limit_update(**ENG, index=0, values={"max_applications": 2}, author=admin, base_version=2)
     assert LimitEntry.objects.get(description="bob").max_applications == 2
 
-    limit_move(**ENG, index=3, to_index=0, author=admin, base_version=3)
+    config_edit(edits=[edits.limit_move(**ENG, index=3, to_index=0)], author=admin,
+                base_version=3)
     assert _descriptions() == ["ml group", "bob", "alice", "everyone else"]
 
     limit_delete(**ENG, index=1, author=admin, base_version=4)
@@ -135,14 +144,15 @@ def test_a_user_limit_above_its_queue_max_is_refused_on_that_field(active_small,
         limit_update(**ENG, index=0, values={"max_resources": {"memory": "200Gi"}},
                      author=admin, base_version=1)
 
-    [error] = errors_for_queue(caught.value.errors, queue_path="root.eng")
+    [error] = _on_queue(caught.value.errors, "root.eng")
     assert (error["code"], error["tail"]) == ("L12", "limits[0].maxresources")
     assert LimitEntry.objects.get(description="alice").max_resources["memory"] == "40Gi"
 
 
 def test_moving_the_user_wildcard_before_a_named_user_is_refused(active_small, admin):
     with pytest.raises(ConfigRejected) as caught:
-        limit_move(**ENG, index=1, to_index=0, author=admin, base_version=1)
+        config_edit(edits=[edits.limit_move(**ENG, index=1, to_index=0)], author=admin,
+                    base_version=1)
 
     assert [error["code"] for error in caught.value.errors] == ["L4"]
     assert _descriptions() == ["alice", "everyone else", "ml group"]

@@ -3,7 +3,7 @@
 import pytest
 
 from quotaweb.config.models import ConfigVersion
-from quotaweb.config.selectors import ERR_NO_VERSION, config_from_rows
+from quotaweb.config.selectors import ERR_NO_VERSION
 from quotaweb.config.services import (
     VersionNotFound,
     config_apply,
@@ -11,6 +11,7 @@ from quotaweb.config.services import (
     limit_update,
 )
 from tests.config.conftest import SMALL_YAML
+from tests.config_rows import config_from_rows
 from trackers import parse_config
 
 pytestmark = pytest.mark.django_db

@@ -8,8 +8,8 @@ import yaml
 from django.core.management import call_command
 
 from quotaweb.config.models import ConfigVersion, LimitEntry, Partition, Queue
-from quotaweb.config.selectors import config_document_from_rows, config_from_rows
 from quotaweb.config.services import config_apply
+from tests.config_rows import config_document_from_rows, config_from_rows
 from trackers import dump_config, parse_config
 
 pytestmark = pytest.mark.django_db

@@ -40,7 +40,8 @@ def test_healthz_counts_named_users_and_groups(client, gateway):
 def test_healthz_shows_the_version_the_gateway_applied(client, gateway, sample_yaml):
     from trackers import parse_config
 
-    gateway.apply_config(parse_config(sample_yaml).partition("gpu"), version=7)
+    with gateway.engine("gpu") as engine:
+        engine.apply_config(parse_config(sample_yaml).partition("gpu"), version=7)
 
     engine = client.get("/healthz").json()["engine"]
     assert engine["gpu"]["version"] == 7

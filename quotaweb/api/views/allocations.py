@@ -75,15 +75,6 @@ def _admission_body(admission: Admission) -> tuple[int, dict[str, Any]]:
     }
 
 
-def _allocation_body(allocation: LiveAllocation) -> dict[str, Any]:
-    return {
-        "allocationKey": allocation.key, "applicationId": allocation.application_id,
-        "queuePath": allocation.queue_path, "user": allocation.user,
-        "groups": list(allocation.groups), "resource": dict(allocation.resource),
-        "group": allocation.group,
-    }
-
-
 class AllocationsView(APIView):
     @extend_schema(
         request=AllocationIn,
