@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django import forms
 
-from quotaweb.teams.models import TeamLink
+from quotaweb.accounts.models import TeamLink
 
 
 class TeamLinkForm(forms.Form):

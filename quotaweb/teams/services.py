@@ -7,8 +7,8 @@ import secrets
 from django.contrib.auth.models import AbstractBaseUser
 from django.utils import timezone
 
+from quotaweb.accounts.models import TeamLink
 from quotaweb.engine.gateway import ERR_PARTITION, engines_get
-from quotaweb.teams.models import TeamLink
 from trackers.names import is_group_name, is_user_name
 
 ERR_KIND = "a team link shows a group or a user, not {kind!r}"

@@ -9,10 +9,11 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from quotaweb.accounts.decorators import admin_required
+from quotaweb.accounts.models import TeamLink
+from quotaweb.accounts.selectors import team_link_active
 from quotaweb.engine.gateway import EngineNotLoaded, engines_get
 from quotaweb.teams import selectors, services
 from quotaweb.teams.forms import TeamLinkForm
-from quotaweb.teams.models import TeamLink
 from quotaweb.usage import page_selectors
 
 CREATED = "Link created for {kind} {name}: copy it from the list below."
@@ -72,7 +73,7 @@ def revoke(request: HttpRequest, link_id: int) -> HttpResponse:
 def dashboard(request: HttpRequest, token: str) -> HttpResponse:
     """One team's live usage for whoever has the link: read-only, no login, ``?kiosk=1`` for a
     wall screen. The page's socket uses the same token, which reads only this team's scope."""
-    link = selectors.team_link_active(token=token)
+    link = team_link_active(token=token)
     if link is None:
         return render(request, "teams/invalid.html", {"message": ERR_LINK_INVALID}, status=404)
     read = page_selectors.group_detail if link.kind == TeamLink.KIND_GROUP else (

@@ -30,10 +30,10 @@ from asgiref.sync import sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
+from quotaweb.accounts.models import TeamLink
 from quotaweb.accounts.roles import is_viewer
+from quotaweb.accounts.selectors import team_link_active
 from quotaweb.engine.gateway import EngineNotLoaded, engines_get
-from quotaweb.teams.models import TeamLink
-from quotaweb.teams.selectors import team_link_active
 from quotaweb.usage.broadcaster import broadcaster_get
 from quotaweb.usage.owner import (
     ENGINE_CHANNEL,

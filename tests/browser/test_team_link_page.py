@@ -30,7 +30,7 @@ def _allocate(server: ServerProcess, token: str, key: str, user: str, groups: li
 def _link(server: ServerProcess, kind: str, name: str) -> str:
     """A team link made the way an admin makes one (the service, in the server's database)."""
     out = server.manage("shell", "-c", (
-        "from quotaweb.teams.models import TeamLink; import secrets; "
+        "from quotaweb.accounts.models import TeamLink; import secrets; "
         f"print(TeamLink.objects.create(token=secrets.token_urlsafe(32), partition='default', "
         f"kind='{kind}', name='{name}').token)"
     ))

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
+from quotaweb.accounts.models import TeamLink
 from quotaweb.teams import views
-from quotaweb.teams.models import TeamLink
 
 pytestmark = pytest.mark.django_db
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from quotaweb.accounts.models import TeamLink
+from quotaweb.accounts.selectors import team_link_active
 from quotaweb.teams import services
-from quotaweb.teams.models import TeamLink
-from quotaweb.teams.selectors import team_link_active, team_links_list
+from quotaweb.teams.selectors import team_links_list
 
 pytestmark = pytest.mark.django_db
 

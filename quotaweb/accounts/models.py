@@ -1,5 +1,6 @@
-"""Team-dashboard links: a token that shows one group's (or one user's) live usage, read-only,
-to whoever holds the link, without an account. Admins create, list and revoke them."""
+"""Credentials besides accounts: team-dashboard links. A link is a token that shows one group's
+(or one user's) live usage, read-only, to whoever holds it, without an account; the live socket
+accepts it like a login. Admins create, list and revoke them (``quotaweb.teams``)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,8 @@ class TeamLink(models.Model):
 
     class Meta:
         ordering = ["-created"]
+        # The table keeps the name it had when links lived in the teams app.
+        db_table = "teams_teamlink"
 
     def __str__(self) -> str:
         return f"{self.kind} {self.name} in {self.partition}"
