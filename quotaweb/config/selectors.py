@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
+import hashlib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -32,6 +34,7 @@ from trackers.config import normalise_partition_name
 from trackers.config.lines import field_lines
 from trackers.config.model import Config, Limit
 from trackers.config.model import Partition as PartitionModel
+from trackers.config.model import Queue as QueueModel
 from trackers.config.writer import write_yaml
 from trackers.errors import QuantityError
 from trackers.resources import format_resource, parse_quantity, parse_resource_map
@@ -57,6 +60,37 @@ def version_get(*, number: int) -> ConfigVersion:
 def versions_list() -> QuerySet[ConfigVersion]:
     """Every version, newest first."""
     return ConfigVersion.objects.select_related("author").order_by("-number")
+
+
+# -- the models of stored versions, by content ----------------------------------------------------
+
+# sha256 of a version's YAML -> its model. Keyed by content, not number, so a stale entry cannot
+# exist: the same text always gives the same model. Only the last few are kept.
+_MODELS: dict[str, Config] = {}
+_MODELS_KEPT = 4
+
+
+def text_key(yaml_text: str) -> str:
+    return hashlib.sha256(yaml_text.encode("utf-8")).hexdigest()
+
+
+def model_remember(key: str, model: Config) -> None:
+    """Keep ``model`` as the model of the YAML whose ``text_key`` is ``key`` (a candidate about
+    to be stored is already parsed)."""
+    _MODELS.pop(key, None)
+    while len(_MODELS) >= _MODELS_KEPT:
+        del _MODELS[next(iter(_MODELS))]
+    _MODELS[key] = model
+
+
+def version_model(version: ConfigVersion) -> Config:
+    """The normalised model of a stored version (without the document's ``checksum``)."""
+    key = text_key(version.yaml)
+    model = _MODELS.get(key)
+    if model is None:
+        model = dataclasses.replace(parse_config(version.yaml), checksum=None)
+        model_remember(key, model)
+    return model
 
 
 # -- diff --------------------------------------------------------------------------------------
@@ -162,6 +196,63 @@ def config_impact(*, candidate: Config) -> list[dict[str, Any]]:
         for partition in candidate.partitions if partition.name in served
         for found in gateway.over_limits(partition.name, limits=partition)
     ]
+
+
+# -- the queue tree with its usage (the API's YuniKorn reads and the usage pages) ----------------
+
+
+def partition_queues(*, partition: str) -> dict[str, Any]:
+    """The queue tree of ``partition`` (``UnknownPartition``/``EngineNotLoaded`` from the
+    gateway): every configured queue, plus dynamic queues while they have usage."""
+    usage = engines_get().queues_usage(partition)
+    current = active_version()
+    configured = version_model(current).partition(partition) if current is not None else None
+    if configured is None:
+        # Engines loaded without a stored version (a script, a test): their copy of the limits.
+        return usage
+    return _merged_tree(usage=usage, configured=configured)
+
+
+def _merged_tree(*, usage: dict[str, Any], configured: PartitionModel) -> dict[str, Any]:
+    used: dict[str, dict[str, Any]] = {}
+    stack = [usage]
+    while stack:
+        node = stack.pop()
+        used[node["queuename"]] = node
+        stack.extend(node.get("children", ()))
+    queues = {queue.path: queue for queue in configured.queues()}
+    built: dict[str, dict[str, Any]] = {}
+    # A parent's path sorts before its descendants', so it is built first, and every child list
+    # comes out sorted by path (the order the engine's own tree uses).
+    for queue_path in sorted(used.keys() | queues.keys()):
+        node = _queue_node(queue_path, used.get(queue_path), queues.get(queue_path))
+        built[queue_path] = node
+        parent = queue_path.rpartition(".")[0]
+        if parent:
+            built[parent].setdefault("children", []).append(node)
+    return built["root"]
+
+
+def _queue_node(
+    queue_path: str, used: dict[str, Any] | None, queue: QueueModel | None
+) -> dict[str, Any]:
+    # Field order and omission as YuniKorn's PartitionQueueDAOInfo (omitempty, except runningApps).
+    out: dict[str, Any] = {"queuename": queue_path}
+    if queue is not None:
+        maximum = parse_resource_map(queue.max)
+        if maximum:
+            out["maxResource"] = maximum
+        guaranteed = parse_resource_map(queue.guaranteed)
+        if guaranteed:
+            out["guaranteedResource"] = guaranteed
+    if used is not None and used.get("allocatedResource"):
+        out["allocatedResource"] = dict(used["allocatedResource"])
+    if queue is not None and queue.max_applications:
+        out["maxRunningApps"] = queue.max_applications
+    out["runningApps"] = used.get("runningApps", 0) if used is not None else 0
+    if queue is not None and queue.properties:
+        out["properties"] = dict(queue.properties)
+    return out
 
 
 # -- errors ------------------------------------------------------------------------------------
@@ -393,13 +484,6 @@ def _limit_view(entry: Limit, index: int) -> dict[str, Any]:
     }
 
 
-def _version_model(version: ConfigVersion) -> Config:
-    # Cached parse shared with the services (imported here: services imports this module).
-    from quotaweb.config.services import version_model
-
-    return version_model(version)
-
-
 def versions_history(*, page: int | str | None = 1, per_page: int = 25) -> dict[str, Any]:
     """One page of the history, newest first, each version with a one-line summary of what
     changed against the version numbered just before it."""
@@ -423,13 +507,13 @@ def versions_history(*, page: int | str | None = 1, per_page: int = 25) -> dict[
 
 
 def _version_summary(version: ConfigVersion, previous: ConfigVersion | None) -> str:
-    new = _version_model(version)
+    new = version_model(version)
     if previous is None:
         queues = sum(1 for partition in new.partitions for _ in partition.queues())
         return (
             f"first version: {len(new.partitions)} partition(s), {queues} queue(s)"
         )
-    return changes_summary(config_changes(old=_version_model(previous), new=new))
+    return changes_summary(config_changes(old=version_model(previous), new=new))
 
 
 def change_label(change: dict[str, Any]) -> str:
@@ -518,7 +602,7 @@ def config_preview(
     changes, the YAML diff (against ``old_text``, by default the active version's text) and the
     impact (users and groups whose current usage sits above a new limit)."""
     current = active_version()
-    old_model = _version_model(current) if current is not None else Config()
+    old_model = version_model(current) if current is not None else Config()
     if old_text is None:
         old_text = current.yaml if current is not None else ""
     label = f"version {current.number}" if current is not None else "nothing"
@@ -576,8 +660,8 @@ def config_moved(*, base: int | None) -> dict[str, Any]:
     current = active_version()
     old = ConfigVersion.objects.filter(number=base).first() if base is not None else None
     changes = config_changes(
-        old=_version_model(old) if old is not None else Config(),
-        new=_version_model(current) if current is not None else Config(),
+        old=version_model(old) if old is not None else Config(),
+        new=version_model(current) if current is not None else Config(),
     )
     return {
         "base": base,

@@ -51,7 +51,10 @@ from quotaweb.config.selectors import (
     active_version,
     active_version_number,
     config_changes,
+    model_remember,
+    text_key,
     version_get,
+    version_model,
 )
 from quotaweb.engine.gateway import engines_get, engines_loaded
 from trackers import ConfigError, parse_config, parse_document
@@ -122,35 +125,6 @@ def _usable(config: Config) -> Config:
     return dataclasses.replace(config, checksum=None)
 
 
-# -- the models of stored versions, by content ----------------------------------------------------
-
-# sha256 of a version's YAML -> its model. Keyed by content, not number, so a stale entry cannot
-# exist: the same text always gives the same model. Only the last few are kept.
-_MODELS: dict[str, Config] = {}
-_MODELS_KEPT = 4
-
-
-def _text_key(yaml_text: str) -> str:
-    return hashlib.sha256(yaml_text.encode("utf-8")).hexdigest()
-
-
-def _model_remember(key: str, model: Config) -> None:
-    _MODELS.pop(key, None)
-    while len(_MODELS) >= _MODELS_KEPT:
-        del _MODELS[next(iter(_MODELS))]
-    _MODELS[key] = model
-
-
-def version_model(version: ConfigVersion) -> Config:
-    """The normalised model of a stored version (without the document's ``checksum``)."""
-    key = _text_key(version.yaml)
-    model = _MODELS.get(key)
-    if model is None:
-        model = dataclasses.replace(parse_config(version.yaml), checksum=None)
-        _model_remember(key, model)
-    return model
-
-
 # -- the one write path ------------------------------------------------------------------------
 
 
@@ -209,7 +183,7 @@ def config_candidate(*, edits: Sequence[Edit]) -> tuple[Config, str]:
     except ConfigError as exc:
         raise ConfigRejected(exc.errors) from None
     candidate = _usable(candidate)
-    _model_remember(_text_key(yaml_text), candidate)
+    model_remember(text_key(yaml_text), candidate)
     return candidate, yaml_text
 
 
@@ -248,7 +222,7 @@ def _config_store(
     else:
         commit()
     version = stored[0]
-    _model_remember(version.checksum, candidate)
+    model_remember(version.checksum, candidate)
     metrics.observe("quotaweb_config_apply_seconds", time.perf_counter() - started)
     return version
 

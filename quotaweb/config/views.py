@@ -101,7 +101,7 @@ def _config_for(request: HttpRequest) -> Config:
     if records:
         return services.draft_candidate(records=records)[0]
     current = selectors.active_version()
-    return services.version_model(current) if current else Config()
+    return selectors.version_model(current) if current else Config()
 
 
 def _checking(request: HttpRequest) -> bool:
@@ -401,7 +401,7 @@ def _draft_context(request: HttpRequest) -> dict[str, Any]:
         out["broken"] = _problems_of(error)
         return out
     current = selectors.active_version()
-    old = selectors.canonical_text(services.version_model(current)) if current else ""
+    old = selectors.canonical_text(selectors.version_model(current)) if current else ""
     out["preview"] = selectors.config_preview(
         candidate=candidate, yaml_text=yaml_text, old_text=old
     )

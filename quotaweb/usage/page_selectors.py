@@ -38,7 +38,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from quotaweb.allocations.selectors import headroom_for
-from quotaweb.api.selectors import partition_queues
+from quotaweb.config.selectors import partition_queues
 from quotaweb.engine.gateway import Gateway, engines_get
 from quotaweb.engine.live import EVENTS_KEPT
 from quotaweb.usage.models import OverLimit, UsageSample

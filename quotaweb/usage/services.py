@@ -14,8 +14,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from quotaweb.config.selectors import active_version, config_impact
-from quotaweb.config.services import version_model
+from quotaweb.config.selectors import active_version, config_impact, version_model
 from quotaweb.engine.gateway import engines_get
 from quotaweb.usage.models import OverLimit, UsageSample
 from trackers.gcpause import paused_gc

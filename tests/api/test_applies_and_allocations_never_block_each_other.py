@@ -261,7 +261,7 @@ def _database() -> Iterator[str | None]:
 ROWS_MATCH = (
     "from quotaweb.config.selectors import active_version;"
     "from tests.config_rows import config_from_rows;"
-    "from quotaweb.config.services import version_model;"
+    "from quotaweb.config.selectors import version_model;"
     "print(config_from_rows() == version_model(active_version()))"
 )
 

@@ -173,7 +173,7 @@ def _version_json(version: ConfigVersion) -> dict[str, Any]:
 
 def _applied(version: ConfigVersion, **more: Any) -> dict[str, Any]:
     """A write's answer: the version now active and who is above a limit of it right now."""
-    impact = selectors.config_impact(candidate=services.version_model(version))
+    impact = selectors.config_impact(candidate=selectors.version_model(version))
     return {**_version_json(version), "impact": impact, **more}
 
 
@@ -181,7 +181,7 @@ def _active_model() -> tuple[Config, int | None]:
     current = selectors.active_version()
     if current is None:
         return Config(), None
-    return services.version_model(current), current.number
+    return selectors.version_model(current), current.number
 
 
 def _with_etag(response: Response, version: int | None) -> Response:
@@ -410,7 +410,7 @@ class QueuesView(ConfigApiView):
             base_version=base,
         ))
         name, queue = _queue(
-            services.version_model(version), partition, f"{parent}.{values['name']}"
+            selectors.version_model(version), partition, f"{parent}.{values['name']}"
         )
         return _with_etag(
             Response(_applied(version, queue=_queue_json(name, queue)), status=201),
@@ -439,7 +439,7 @@ class QueueView(ConfigApiView):
         new_path = queue_path
         if "name" in values:
             new_path = f"{queue_path.rpartition('.')[0]}.{values['name']}".lstrip(".")
-        name, queue = _queue(services.version_model(version), partition, new_path)
+        name, queue = _queue(selectors.version_model(version), partition, new_path)
         return _with_etag(
             Response(_applied(version, queue=_queue_json(name, queue))), version.number
         )
@@ -480,7 +480,7 @@ class LimitsView(ConfigApiView):
             partition=partition, queue_path=queue_path, values=values, position=position,
             author=request.user, comment=comment, base_version=base,
         ))
-        _, queue = _queue(services.version_model(version), partition, queue_path)
+        _, queue = _queue(selectors.version_model(version), partition, queue_path)
         index = len(queue.limits) - 1 if position is None else min(position, len(queue.limits) - 1)
         return _with_etag(
             Response(_applied(version, limit=_limit_json(queue.limits[index], index)), status=201),
@@ -507,7 +507,7 @@ class LimitView(ConfigApiView):
             partition=partition, queue_path=queue_path, index=at, values=values,
             author=request.user, comment=comment, base_version=base,
         ))
-        _, queue = _queue(services.version_model(version), partition, queue_path)
+        _, queue = _queue(selectors.version_model(version), partition, queue_path)
         return _with_etag(
             Response(_applied(version, limit=_limit_json(queue.limits[at], at))), version.number
         )

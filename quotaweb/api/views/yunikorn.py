@@ -33,7 +33,6 @@ from quotaweb.accounts.roles import is_viewer
 from quotaweb.api.errors import ApiError, bad_request, not_found
 from quotaweb.api.parsers import AnyTextParser
 from quotaweb.api.permissions import PublicReadOrViewer
-from quotaweb.api.selectors import partition_queues
 from quotaweb.api.serializers import (
     GroupUsageSerializer,
     QueueNodeSerializer,
@@ -41,8 +40,7 @@ from quotaweb.api.serializers import (
 )
 from quotaweb.config import selectors
 from quotaweb.config.documents import config_document
-from quotaweb.config.selectors import active_version
-from quotaweb.config.services import version_model
+from quotaweb.config.selectors import active_version, partition_queues, version_model
 from quotaweb.engine.gateway import engines_get
 from trackers import validate_config
 from trackers.config import normalise_partition_name
