@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from quotaweb.allocations.simulator import Simulator
+from quotaweb.core.simulator import Simulator
 
 TICK = 0.1
 

@@ -13,10 +13,10 @@ from django.core.management.base import CommandError
 from django.db import connections
 
 from quotaweb.allocations.models import Allocation
-from quotaweb.allocations.simulator import simulator_start
+from quotaweb.core.simulator import simulator_start
 from quotaweb.engine.gateway import engines_get
-from tests.allocations.support import all_events, kinds, usage_left
 from tests.conftest import SAMPLE_CONFIG
+from tests.core.simulator_support import all_events, kinds, usage_left
 
 THREAD_NAME = "quotaweb-simulator"
 

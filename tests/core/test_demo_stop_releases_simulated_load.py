@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from quotaweb.allocations.simulator import LOG_DRAINED
+from quotaweb.core.simulator import LOG_DRAINED
 from tests.conftest import SAMPLE_CONFIG
 from tests.server_process import ServerProcess, free_port
 

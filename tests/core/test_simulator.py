@@ -9,7 +9,7 @@ from collections import defaultdict
 import pytest
 
 from quotaweb.allocations.models import Allocation
-from quotaweb.allocations.simulator import (
+from quotaweb.core.simulator import (
     SIM_PREFIX,
     InProcessTarget,
     Refused,
@@ -17,8 +17,8 @@ from quotaweb.allocations.simulator import (
     population_build,
 )
 from quotaweb.engine.gateway import engines_get
-from tests.allocations.support import all_events, kinds, run_for, usage_left
 from tests.conftest import SAMPLE_CONFIG
+from tests.core.simulator_support import all_events, kinds, run_for, usage_left
 from trackers import parse_config
 
 

@@ -24,9 +24,9 @@ from django.urls import reverse
 
 from quotaweb.accounts.roles import ROLE_ADMIN, ROLE_VIEWER
 from quotaweb.accounts.services import DemoLogin, accounts_demo_ensure
-from quotaweb.allocations.simulator import DEFAULT_RATE, rate_argument, simulator_start
 from quotaweb.config.services import ConfigRejected
 from quotaweb.core.services import engines_start
+from quotaweb.core.simulator import DEFAULT_RATE, rate_argument, simulator_start
 from quotaweb.env import env_bool
 from quotaweb.usage.owner import owner_start
 from quotaweb.usage.sampler import sampler_start

@@ -18,7 +18,9 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
-from quotaweb.allocations.simulator import (
+from quotaweb.config.services import ConfigRejected
+from quotaweb.core.services import engines_start
+from quotaweb.core.simulator import (
     DEFAULT_USERS,
     MAX_USERS,
     HttpTarget,
@@ -30,8 +32,6 @@ from quotaweb.allocations.simulator import (
     drive,
     rate_argument,
 )
-from quotaweb.config.services import ConfigRejected
-from quotaweb.core.services import engines_start
 
 DEFAULT_URL = "http://127.0.0.1:8000"
 TOKEN_ENV = "QUOTAWEB_API_TOKEN"
