@@ -129,12 +129,12 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Channels: in-memory for one process, Redis when REDIS_URL is set (several web processes).
 REDIS_URL = env_str("REDIS_URL", None)
 if REDIS_URL:
-    from quotaweb.usage.layer import redis_host
+    from quotaweb.channel_layer import redis_host
 
     CHANNEL_LAYERS = {
         "default": {
             # channels-redis's layer, with a receive that outlives a lost Redis.
-            "BACKEND": "quotaweb.usage.layer.ResilientRedisChannelLayer",
+            "BACKEND": "quotaweb.channel_layer.ResilientRedisChannelLayer",
             "CONFIG": {
                 # Reads may wait 15 s, longer than the layer's 5 s blocking pop (redis-py 8's
                 # default of 5 s timed out every idle receive); see redis_host for the numbers.

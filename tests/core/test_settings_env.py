@@ -182,4 +182,4 @@ def test_settings_use_postgres_pool_and_redis_when_urls_are_set():
     assert db["TEST"] == {"NAME": "test_quotaweb"}
     # The pool checks a connection before handing it out (a dropped one is replaced).
     assert db["CONN_HEALTH_CHECKS"] is True
-    assert settings["layer"] == "quotaweb.usage.layer.ResilientRedisChannelLayer"
+    assert settings["layer"] == "quotaweb.channel_layer.ResilientRedisChannelLayer"

@@ -1,7 +1,7 @@
 """The root of the idle-socket bug, on a private ``redis-server``: channels-redis's receive
 blocks in a pop that answers after ``brpop_timeout`` (5 s) when nothing came. With redis-py's
 default read timeout (5 s in redis-py 8) an idle receive raises ``TimeoutError``; with the
-project's host settings (``quotaweb.usage.layer.redis_host``) it simply keeps waiting."""
+project's host settings (``quotaweb.channel_layer.redis_host``) it simply keeps waiting."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from channels_redis.core import RedisChannelLayer
 from redis.exceptions import TimeoutError as RedisTimeout
 
-from quotaweb.usage.layer import SOCKET_TIMEOUT_SECONDS, ResilientRedisChannelLayer, redis_host
+from quotaweb.channel_layer import SOCKET_TIMEOUT_SECONDS, ResilientRedisChannelLayer, redis_host
 from tests.redis_server import RedisServer, redis_server_or_skip
 
 # Longer than the pop and than redis-py 8's default read timeout; a bound, not a measure.
