@@ -1,7 +1,8 @@
 """Soak: minutes of mixed load against the real server, as a busy site has it all at once.
 
-A real server (``manage.py demo``, simulator off, the usage sampler every second) on a SQLite
-file, or on a fresh PostgreSQL database with ``--database-url``, takes at the same time:
+A real server (``manage.py demo``, simulator off, debug off unless ``--debug``, the usage
+sampler every second) on a SQLite file, or on a fresh PostgreSQL database with
+``--database-url``, takes at the same time:
 - allocations and releases through the single-allocation API at a paced total rate (``--rate``,
   split over ``--clients`` threads on kept-alive connections), each client keeping about
   ``--live`` allocations live; some requests hit user, group and queue limits, and a denial (409
@@ -445,7 +446,8 @@ def run(args, database_url: str | None, folder: Path) -> int:
     stats = Stats()
     env = {"QUOTAWEB_TREND_SAMPLE_SECONDS": "1"}
     if not args.debug:
-        # As deployed: with debug on, Django keeps each connection's last 9,000 queries.
+        # As deployed. With debug on, Django logs every query, up to 9,000 per connection, and
+        # nothing resets the logs of the pooled request threads: that would show as growth.
         env.update({"QUOTAWEB_DEBUG": "0", "QUOTAWEB_SECRET_KEY": "soak-" + os.urandom(16).hex()})
     server = ServerProcess(folder, free_port(), config_yaml=CONFIG_A, database_url=database_url,
                            env=env)
