@@ -14,7 +14,8 @@ any admin-written document. The default queue tree is the SK skeleton of spec se
 Limits and queue settings are attached by full path; paths missing from the tree are added as
 plain queues, so ``limits={"root.x.y": [...]}`` creates ``root.x`` and ``root.x.y``.
 
-Test modules import these helpers with ``from tests.trackers.ugm.conftest import ...``.
+Test modules import these helpers with ``from tests.trackers.ugm.support import ...``;
+``tests/trackers/ugm/conftest.py`` registers the ``engine_for`` fixture.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from __future__ import annotations
 import copy
 import json
 
-import pytest
 import yaml
 
 SK_TREE: dict = {"parent": {"child1": {}, "child2": {}, "leaf": {}}, "a": {}, "b": {}}
@@ -128,12 +128,6 @@ def make_engine(yaml_text: str | None = None, /, **kwargs):
     from trackers import Engine
 
     return Engine(partition_for(yaml_text, **kwargs))
-
-
-@pytest.fixture
-def engine_for():
-    """``engine_for(yaml_text)`` or ``engine_for(limits=..., queues=..., tree=...)`` -> Engine."""
-    return make_engine
 
 
 # --------------------------------------------------------------------------- inspection

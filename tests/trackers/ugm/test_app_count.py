@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.trackers.ugm.conftest import M, fill, lim, make_engine, partition_for
+from tests.trackers.ugm.support import M, fill, lim, make_engine, partition_for
 
 
 def start(engine, path, app, user="alice", groups=()):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.trackers.ugm.conftest import M, fill, lim, make_engine, partition_for
+from tests.trackers.ugm.support import M, fill, lim, make_engine, partition_for
 from trackers import Changes, InvalidRequest, NotTracked
 
 LIMITS = {"root": [lim(users=["*"], res=M(100), apps=3), lim(groups=["dev"], res=M(150))]}

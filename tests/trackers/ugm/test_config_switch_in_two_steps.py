@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.trackers.ugm.conftest import M, fill, lim, make_engine, partition_for
+from tests.trackers.ugm.support import M, fill, lim, make_engine, partition_for
 from trackers import Engine, InvalidRequest, compile_config
 
 

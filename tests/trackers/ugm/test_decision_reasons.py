@@ -7,7 +7,7 @@ import itertools
 
 import pytest
 
-from tests.trackers.ugm.conftest import M, lim, make_engine, qconf
+from tests.trackers.ugm.support import M, lim, make_engine, qconf
 from trackers import REASONS, Decision
 
 ORDER = ["maxApplications", "queueMaxApplications", "userQuota", "groupQuota", "queueQuota"]

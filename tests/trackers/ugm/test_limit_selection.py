@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.trackers.ugm.conftest import M, fill, lim, make_engine, user_node
+from tests.trackers.ugm.support import M, fill, lim, make_engine, user_node
 
 
 def headroom(engine, path, user, groups=(), app="probe"):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.trackers.ugm.conftest import make_engine, user_node
+from tests.trackers.ugm.support import make_engine, user_node
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.trackers.ugm.conftest import (
+from tests.trackers.ugm.support import (
     M,
     config_yaml,
     lim,

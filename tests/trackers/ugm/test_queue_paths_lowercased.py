@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.trackers.ugm.conftest import M, make_engine, queue_node, used, user_node
+from tests.trackers.ugm.support import M, make_engine, queue_node, used, user_node
 
 CONFIG = """
 partitions:

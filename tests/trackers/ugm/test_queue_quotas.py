@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.trackers.ugm.conftest import M, fill, lim, make_engine, partition_for, qconf, queue_node
+from tests.trackers.ugm.support import M, fill, lim, make_engine, partition_for, qconf, queue_node
 
 TREE = {"a": {}, "p": {"x": {}, "y": {}}, "b": {}}
 

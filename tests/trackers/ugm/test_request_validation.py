@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.trackers.ugm.conftest import M, fill, lim, make_engine, snapshot
+from tests.trackers.ugm.support import M, fill, lim, make_engine, snapshot
 from trackers import InvalidRequest, TrackersError
 
 BAD_PATHS = [

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from tests.trackers.ugm.conftest import (
+from tests.trackers.ugm.support import (
     M,
     fill,
     lim,

@@ -10,7 +10,7 @@ from collections import defaultdict
 
 import pytest
 
-from tests.trackers.ugm.conftest import group_used, lim, make_engine, qconf, used
+from tests.trackers.ugm.support import group_used, lim, make_engine, qconf, used
 
 THREADS = 8
 USER_CAP = 300
@@ -179,7 +179,7 @@ def test_seq_is_consistent_under_concurrency():
 
 
 def test_config_switches_during_increases_keep_usage_within_the_larger_cap():
-    from tests.trackers.ugm.conftest import partition_for
+    from tests.trackers.ugm.support import partition_for
 
     small = partition_for(limits={"root": [lim(users=["*"], res={"memory": 100})]})
     large = partition_for(limits={"root": [lim(users=["*"], res={"memory": 200})]})

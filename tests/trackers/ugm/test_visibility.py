@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.trackers.ugm.conftest import (
+from tests.trackers.ugm.support import (
     M,
     fill,
     group_names,
