@@ -114,7 +114,9 @@ class _Builder:
             messages.WRONG_TYPE.format(where=where, expected=expected, found=_found(value)),
         )
 
-    def keys(self, raw: dict, allowed: frozenset[str], what: str, path: str, where: str) -> None:
+    def keys(
+        self, raw: dict[str, Any], allowed: frozenset[str], what: str, path: str, where: str
+    ) -> None:
         if raw.keys() <= allowed:
             return
         for key in raw:
@@ -124,13 +126,13 @@ class _Builder:
                     messages.UNKNOWN_FIELD.format(key=key, what=what, where=where or "the top"),
                 )
 
-    def mapping(self, value: Any, path: str, where: str) -> dict | None:
+    def mapping(self, value: Any, path: str, where: str) -> dict[str, Any] | None:
         if value is None or type(value) is dict:
             return value
         self.wrong(path, where, "a mapping", value)
         return None
 
-    def sequence(self, value: Any, path: str, where: str) -> list:
+    def sequence(self, value: Any, path: str, where: str) -> list[Any]:
         if value is None:
             return []
         if type(value) is list:
@@ -212,7 +214,7 @@ class _Builder:
             return Config()
         self.keys(raw, _CONFIG_KEYS, "the document", "", "")
         checksum = self.text(raw.get("checksum"), "", "checksum")
-        partitions = []
+        partitions: list[Partition] = []
         for index, item in enumerate(self.sequence(raw.get("partitions"), "", "partitions")):
             where = f"partitions[{index}]"
             body = self.mapping(item, "", where)
@@ -223,7 +225,7 @@ class _Builder:
             partitions.append(self.partition(body, len(partitions), where))
         return Config(partitions=tuple(partitions), checksum=checksum)
 
-    def partition(self, raw: dict, index: int, where: str) -> Partition:
+    def partition(self, raw: dict[str, Any], index: int, where: str) -> Partition:
         self.loc.partitions.append(where)
         name = normalise_partition_name(self.text(raw.get("name"), "", f"{where}.name"))
         self.keys(raw, _PARTITION_KEYS, "partition", name, where)
@@ -254,7 +256,7 @@ class _Builder:
             user_group_resolver=self.resolver(raw.get("usergroupresolver"), name, where),
         )
 
-    def children(self, items: list, parent_path: str, where: str) -> tuple[Queue, ...]:
+    def children(self, items: list[Any], parent_path: str, where: str) -> tuple[Queue, ...]:
         out = []
         for index, item in enumerate(items):
             at = f"{where}[{index}]"
@@ -268,7 +270,7 @@ class _Builder:
 
     def queue(
         self,
-        raw: dict,
+        raw: dict[str, Any],
         where: str,
         parent_path: str,
         partition_limits: tuple[Limit, ...] = (),
@@ -332,7 +334,7 @@ class _Builder:
             max=self.text_map(raw.get("max"), path, f"{where}.max"),
         )
 
-    def template(self, raw: dict, path: str, where: str) -> ChildTemplate:
+    def template(self, raw: dict[str, Any], path: str, where: str) -> ChildTemplate:
         self.keys(raw, _TEMPLATE_KEYS, "childtemplate", path, where)
         return ChildTemplate(
             max_applications=self.uint(

@@ -6,18 +6,22 @@ Quantities are kept as the text the admin wrote (``"10Gi"``), so a dump reads li
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import Any, TypeVar
 
-EMPTY: Mapping[str, str] = MappingProxyType({})
+_V = TypeVar("_V")
+
+# The one empty read-only map, shared by maps of text (quantities) and of numbers (weights).
+EMPTY: Mapping[str, Any] = MappingProxyType({})
 
 
-def _empty() -> Mapping:
+def _empty() -> Mapping[str, Any]:
     return EMPTY
 
 
-def frozen_map(values: Mapping[str, str] | None) -> Mapping[str, str]:
+def frozen_map(values: Mapping[str, _V] | None) -> Mapping[str, _V]:
     if not values:
         return EMPTY
     return MappingProxyType(dict(values))
@@ -73,7 +77,7 @@ class Queue:
     def max(self) -> Mapping[str, str]:
         return self.resources.max if self.resources else EMPTY
 
-    def walk(self):
+    def walk(self) -> Iterator[Queue]:
         """Yield this queue and every descendant, parents before children, siblings in order."""
         stack = [self]
         while stack:
@@ -123,7 +127,7 @@ class Partition:
     node_sort_policy: NodeSortPolicy | None = None
     user_group_resolver: str | None = None
 
-    def queues(self):
+    def queues(self) -> Iterator[Queue]:
         """Every queue of the partition, root first, in document order."""
         return self.root.walk()
 

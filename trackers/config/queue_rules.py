@@ -3,6 +3,7 @@ names (Q2, Q3), parents before children, in document order (spec 1.4 step 5)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
 
 from trackers.config import messages
@@ -173,5 +174,5 @@ def _check_limits(scope: Scope, queue: Queue) -> None:
 
 
 
-def _written(resources) -> str:
+def _written(resources: Mapping[str, str]) -> str:
     return ", ".join(f"{kind} {resources[kind]}" for kind in sorted(resources))

@@ -66,16 +66,17 @@ def check_resources(scope: Scope) -> None:
             continue
 
         own_g, effective_max = state.pop(key)
-        total: dict[str, int] | None = {}
+        total: dict[str, int] = {}
+        complete = True
         for child in queue.children:
             child_g = effective_guaranteed.pop(id(child), None)
             if child_g is None:
-                total = None
+                complete = False
                 break
             for kind, value in child_g.items():
                 # Not pruned: YuniKorn's sum keeps zero entries, and messages print the sum.
                 total[kind] = total.get(kind, 0) + value
-        if total is None:
+        if not complete:
             effective_guaranteed[key] = None
             continue
         if own_g is not None and not fits_within(total, own_g):

@@ -48,7 +48,11 @@ _scalar_cache: dict[str, str] = {}
 
 def plain_is_text(text: str) -> bool:
     """Whether ``text`` written plain reads back as text (not a number, bool, null ...)."""
-    return _resolver.resolve(yaml.ScalarNode, text, (True, False)) == _STR_TAG
+    # types-PyYAML leaves Resolver.resolve unannotated; it answers the tag, a str.
+    tag: str = _resolver.resolve(  # type: ignore[no-untyped-call]
+        yaml.ScalarNode, text, (True, False)
+    )
+    return tag == _STR_TAG
 
 
 def _text(text: str) -> str:
@@ -86,7 +90,9 @@ def _scalar(value: Any) -> str:
     raise Unusual
 
 
-def _write_mapping(out: list[str], mapping: Mapping, indent: str, first_prefix: str) -> None:
+def _write_mapping(
+    out: list[str], mapping: Mapping[Any, Any], indent: str, first_prefix: str
+) -> None:
     """A non-empty mapping; its first key follows ``first_prefix`` (``"- "`` in a list item)."""
     prefix = first_prefix
     for key, value in mapping.items():
@@ -111,7 +117,7 @@ def _write_mapping(out: list[str], mapping: Mapping, indent: str, first_prefix: 
             out.append(f"{head} {_scalar(value)}\n")
 
 
-def _write_list(out: list[str], items: list, indent: str) -> None:
+def _write_list(out: list[str], items: list[Any], indent: str) -> None:
     for item in items:
         kind = type(item)
         if kind is dict:

@@ -8,6 +8,7 @@ reader's cost grows with what changed, not with the number of users.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,9 +67,14 @@ class ChangeLog:
             return Changes(seq=self.seq, reset=True)
         groups = set(self._groups[start:])
         groups.discard(None)
+        # Neither holds None any more (a reset entry is the only one without a user).
+        users_only, groups_only = cast("list[str]", users), cast("set[str]", groups)
         queues: set[str] = set()
         for prefixes in self._paths[start:]:
             queues.update(prefixes)
         return Changes(
-            seq=self.seq, users=frozenset(users), groups=frozenset(groups), queues=frozenset(queues)
+            seq=self.seq,
+            users=frozenset(users_only),
+            groups=frozenset(groups_only),
+            queues=frozenset(queues),
         )

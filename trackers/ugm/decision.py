@@ -25,6 +25,9 @@ class Decision:
 
     __slots__ = ("_headroom", "_later", "allowed", "group", "message", "reason")
 
+    _headroom: Headroom
+    _later: Callable[[], Headroom] | None
+
     def __init__(
         self,
         allowed: bool,

@@ -8,9 +8,10 @@ headroom, and user, group and queue trackers always move together (spec 2.6).
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
+from typing import Any, NamedTuple
 
 from trackers.config.model import Partition
 from trackers.errors import InvalidRequest, NotTracked
@@ -25,11 +26,12 @@ from trackers.ugm.decision import (
     QUEUE_QUOTA,
     USER_QUOTA,
     Decision,
+    Headroom,
 )
 from trackers.ugm.impact import over_limits
 from trackers.ugm.limits import Chain, LimitTable
 from trackers.ugm.snapshot import group_object, queue_tree, user_object
-from trackers.ugm.tracker import EMPTY_NODE, Tracker, UserTracker
+from trackers.ugm.tracker import EMPTY_NODE, Amounts, Tracker, UserTracker
 
 MAX_QUEUE_DEPTH = 64
 
@@ -46,6 +48,47 @@ ERR_NO_USER = "user {user!r} has no tracked usage"
 ERR_NO_PATH = "user {user!r} has no tracked usage in queue {path}"
 
 _PREFIX_CACHE_LIMIT = 100_000
+
+# A user's, a group's or the queues' tracker; None where the user or group has none yet.
+AnyTracker = Tracker | UserTracker | None
+
+
+class AppsFailure(NamedTuple):
+    """An application cap a new application would break: at ``path``, ``running`` of at most
+    ``limit`` applications already run. Made only on a denial."""
+
+    path: str
+    running: int
+    limit: int
+
+
+class QuotaFailure(NamedTuple):
+    """A resource cap a request would break: at ``path``, ``used`` of ``cap`` of ``kind`` is in
+    use and ``amount`` more does not fit. Made only on a denial."""
+
+    path: str
+    kind: str
+    used: int
+    cap: int
+    amount: int
+
+
+# What ``_check`` answers for one tracker: (application cap broken, resource cap broken), each None
+# when it holds. A plain pair, not a NamedTuple: it is made up to three times on every increase,
+# and a NamedTuple's construction costs several times a tuple's (measured), for nothing, since the
+# caller unpacks it at once.
+CheckResult = tuple[AppsFailure | None, QuotaFailure | None]
+
+
+class Failures(NamedTuple):
+    """Every cap an increase broke, per tracker, in the documented order. Made only on a denial."""
+
+    user_apps: AppsFailure | None
+    group_apps: AppsFailure | None
+    queue_apps: AppsFailure | None
+    user_quota: QuotaFailure | None
+    group_quota: QuotaFailure | None
+    queue_quota: QuotaFailure | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +148,7 @@ class Engine:
             self.version = version
             self._log.record_reset()
 
-    def over_limits(self, partition: Partition | None = None) -> list[dict]:
+    def over_limits(self, partition: Partition | None = None) -> list[dict[str, Any]]:
         """Who uses more than a limit of ``partition`` (default: the limits in force) allows,
         now: see ``trackers.ugm.impact.over_limits``."""
         partition = partition if partition is not None else self._config
@@ -147,6 +190,7 @@ class Engine:
     def _group_list(groups: Sequence[str] | None) -> tuple[str, ...]:
         if groups is None:
             return ()
+        names: tuple[str, ...]
         if type(groups) is tuple:
             names = groups
         elif isinstance(groups, list | tuple):
@@ -162,7 +206,7 @@ class Engine:
     def _amounts(resource: dict[str, int]) -> list[tuple[str, int]]:
         if type(resource) is not dict:
             raise InvalidRequest(ERR_RESOURCE)
-        amounts = []
+        amounts: list[tuple[str, int]] = []
         for kind, value in resource.items():
             if type(value) is not int or value < 0 or type(kind) is not str or not kind:
                 raise InvalidRequest(ERR_RESOURCE_VALUE.format(kind=kind, value=value))
@@ -172,14 +216,18 @@ class Engine:
 
     # -- admission ---------------------------------------------------------------------------
 
-    def _group_of(self, prefixes, app_id, user, groups):
+    def _group_of(
+        self, prefixes: tuple[str, ...], app_id: str, user: str, groups: tuple[str, ...]
+    ) -> tuple[str | None, bool]:
         """(group the app counts against, whether that link already exists)."""
         user_tracker = self._users.get(user)
         if user_tracker is not None and app_id in user_tracker.links:
             return user_tracker.links[app_id], True
         return self._table.resolve_group(prefixes, groups), False
 
-    def _trackers(self, prefixes, user, group):
+    def _trackers(
+        self, prefixes: tuple[str, ...], user: str, group: str | None
+    ) -> Iterator[tuple[Chain, AnyTracker]]:
         """(chain of caps, tracker) for the user, the app's group and the queue."""
         table = self._table
         yield table.user_chain(user, prefixes), self._users.get(user)
@@ -187,7 +235,9 @@ class Engine:
             yield table.group_chain(group, prefixes), self._groups.get(group)
         yield table.queue_chain(prefixes), self._queues
 
-    def _rooms(self, prefixes, user, group) -> tuple:
+    def _rooms(
+        self, prefixes: tuple[str, ...], user: str, group: str | None
+    ) -> tuple[Headroom, ...]:
         """The headroom of user, group and queue (None where unlimited or absent)."""
         return tuple(
             _room(chain, tracker) for chain, tracker in self._trackers(prefixes, user, group)
@@ -217,7 +267,12 @@ class Engine:
             else:
                 group, linked = table.resolve_group(prefixes, group_names), False
             # Most paths have no cap for one of the three: skip the call then.
-            user_apps = user_quota = group_apps = group_quota = queue_apps = queue_quota = None
+            user_apps: AppsFailure | None = None
+            group_apps: AppsFailure | None = None
+            queue_apps: AppsFailure | None = None
+            user_quota: QuotaFailure | None = None
+            group_quota: QuotaFailure | None = None
+            queue_quota: QuotaFailure | None = None
             chain = table.user_chain(user, prefixes)
             if chain:
                 user_apps, user_quota = _check(chain, user_tracker, app_id, amounts)
@@ -234,7 +289,9 @@ class Engine:
                     prefixes,
                     user,
                     group,
-                    (user_apps, group_apps, queue_apps, user_quota, group_quota, queue_quota),
+                    Failures(
+                        user_apps, group_apps, queue_apps, user_quota, group_quota, queue_quota
+                    ),
                 )
 
             self._add(prefixes, app_id, user, user_tracker, group, linked, amounts)
@@ -242,7 +299,16 @@ class Engine:
                 True, None, group, "", partial(self.headroom, queue_path, app_id, user, groups)
             )
 
-    def _add(self, prefixes, app_id, user, user_tracker, group, linked, amounts) -> None:
+    def _add(
+        self,
+        prefixes: tuple[str, ...],
+        app_id: str,
+        user: str,
+        user_tracker: UserTracker | None,
+        group: str | None,
+        linked: bool,
+        amounts: Amounts,
+    ) -> None:
         if user_tracker is None:
             user_tracker = self._users[user] = UserTracker(user)
         user_tracker.add(prefixes, app_id, amounts)
@@ -277,11 +343,14 @@ class Engine:
             self._add(prefixes, app_id, user, self._users.get(user), group, linked, amounts)
             return group
 
-    def _denied(self, prefixes, user, group, failures) -> Decision:
+    def _denied(
+        self, prefixes: tuple[str, ...], user: str, group: str | None, failures: Failures
+    ) -> Decision:
         """The first failure in the documented order, told with the numbers compared."""
         who = (f"user {user} in queue", f"group {group} in queue", "queue")
         leaf = prefixes[-1]
-        apps, quotas = failures[:3], failures[3:]
+        apps = (failures.user_apps, failures.group_apps, failures.queue_apps)
+        quotas = (failures.user_quota, failures.group_quota, failures.queue_quota)
         for index, failed in enumerate(apps):
             if failed is not None:
                 path, running, limit = failed
@@ -292,9 +361,9 @@ class Engine:
                 )
                 break
         else:
-            index, failed = next((i, f) for i, f in enumerate(quotas) if f is not None)
+            index, quota = next((i, q) for i, q in enumerate(quotas) if q is not None)
             reason = (USER_QUOTA, GROUP_QUOTA, QUEUE_QUOTA)[index]
-            path, kind, used, cap, amount = failed
+            path, kind, used, cap, amount = quota
             message = (
                 f"{who[index]} {path} uses {format_resource({kind: used})} of "
                 f"{format_resource({kind: cap})}; the request for "
@@ -372,42 +441,42 @@ class Engine:
             if user_tracker.empty:
                 del self._users[user]
             if group_tracker is not None and group_tracker.empty:
-                del self._groups[group]
+                del self._groups[group_tracker.name]  # its key: ``group``
             self._log.record(user, group, prefixes)
 
     # -- reads -------------------------------------------------------------------------------
 
-    def users_usage(self) -> list[dict]:
+    def users_usage(self) -> list[dict[str, Any]]:
         with self._lock, paused_gc():
             table = self._table
             names = sorted(self._users.keys() | table.named_user_paths.keys())
             return [user_object(name, self._users.get(name), table) for name in names]
 
-    def user_usage(self, name: str) -> dict | None:
+    def user_usage(self, name: str) -> dict[str, Any] | None:
         with self._lock:
             tracker = self._users.get(name)
             if tracker is None and name not in self._table.named_user_paths:
                 return None
             return user_object(name, tracker, self._table)
 
-    def groups_usage(self) -> list[dict]:
+    def groups_usage(self) -> list[dict[str, Any]]:
         with self._lock, paused_gc():
             table = self._table
             names = sorted(self._groups.keys() | table.named_group_paths.keys())
             return [group_object(name, self._groups.get(name), table) for name in names]
 
-    def group_usage(self, name: str) -> dict | None:
+    def group_usage(self, name: str) -> dict[str, Any] | None:
         with self._lock:
             tracker = self._groups.get(name)
             if tracker is None and name not in self._table.named_group_paths:
                 return None
             return group_object(name, tracker, self._table)
 
-    def queues_usage(self) -> dict:
+    def queues_usage(self) -> dict[str, Any]:
         with self._lock, paused_gc():
             return queue_tree(self._queues, self._table)
 
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, Any]:
         """Counts for health checks and overviews."""
         with self._lock:
             table = self._table
@@ -430,32 +499,33 @@ class Engine:
             return self._log.since(seq)
 
 
-def _check(chain: Chain, tracker, app_id: str, amounts) -> tuple:
+def _check(chain: Chain, tracker: AnyTracker, app_id: str, amounts: Amounts) -> CheckResult:
     """Walk the caps of one tracker: the first application cap a new app would break, and the
     first resource cap the request would break (None, None when it fits).
 
     A request fits when every requested amount is at most the headroom (spec 2.5); headroom is
     the minimum over the levels, so it is enough to compare at each level on its own.
     """
-    apps_failed = quota_failed = None
+    apps_failed: AppsFailure | None = None
+    quota_failed: QuotaFailure | None = None
     for path, maximum, max_apps in chain:
         node = tracker.node_at(path) if tracker is not None else EMPTY_NODE
         if max_apps and apps_failed is None:
             running = node.apps
             if app_id not in running and len(running) >= max_apps:
-                apps_failed = (path, len(running), max_apps)
+                apps_failed = AppsFailure(path, len(running), max_apps)
         if maximum and quota_failed is None:
             for kind, amount in amounts:
                 cap = maximum.get(kind)
                 if cap is not None and amount > cap - node.get(kind, 0):
-                    quota_failed = (path, kind, node.get(kind, 0), cap, amount)
+                    quota_failed = QuotaFailure(path, kind, node.get(kind, 0), cap, amount)
                     break
     return apps_failed, quota_failed
 
 
-def _room(chain: Chain, tracker) -> dict[str, int] | None:
+def _room(chain: Chain, tracker: AnyTracker) -> Headroom:
     """The headroom of one tracker: per capped type the least that is left on any level."""
-    room = None
+    room: dict[str, int] | None = None
     for path, maximum, _ in chain:
         if not maximum:
             continue
@@ -470,9 +540,9 @@ def _room(chain: Chain, tracker) -> dict[str, int] | None:
     return room
 
 
-def _combined(rooms) -> dict[str, int] | None:
+def _combined(rooms: Iterable[Headroom]) -> Headroom:
     """The component-wise minimum of several headrooms, None meaning unlimited."""
-    combined = None
+    combined: dict[str, int] | None = None
     for room in rooms:
         if room is None:
             continue

@@ -10,6 +10,7 @@ until back under it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 from typing import Any
 
 from trackers.config.model import Partition
@@ -28,11 +29,11 @@ def over_limits(
     for user in users:
         name = user["userName"]
         found.extend(_over(partition.name, "user", name, user["queues"],
-                           lambda path, name=name: table.user_cap(name, path)))
+                           partial(table.user_cap, name)))
     for group in groups:
         name = group["groupName"]
         found.extend(_over(partition.name, "group", name, group["queues"],
-                           lambda path, name=name: table.group_cap(name, path)))
+                           partial(table.group_cap, name)))
     return found
 
 

@@ -8,6 +8,7 @@ only, which is why a config switch never has to touch it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from trackers.ugm.limits import Cap, LimitTable
 from trackers.ugm.tracker import Tracker, UserTracker
@@ -36,7 +37,7 @@ def tracker_tree(
     tracker: Tracker | UserTracker | None,
     limit_paths: Iterable[str],
     cap_at: Callable[[str], Cap | None],
-) -> dict:
+) -> dict[str, Any]:
     """The ``queues`` node of a user or group object: paths with usage plus paths with a limit.
 
     One pass over the paths in sorted order: a parent sorts before its descendants, so it is
@@ -45,9 +46,9 @@ def tracker_tree(
     nodes = tracker.levels() if tracker is not None else {}
     paths = set(nodes)
     _with_ancestors(limit_paths, paths)
-    built: dict[str, dict] = {}
+    built: dict[str, dict[str, Any]] = {}
     for path in sorted(paths):
-        out: dict = {"queuePath": path}
+        out: dict[str, Any] = {"queuePath": path}
         node = nodes.get(path)
         if node is not None:
             if node:
@@ -56,10 +57,10 @@ def tracker_tree(
                 out["runningApplications"] = sorted(node.apps)
         cap = cap_at(path)
         if cap is not None:
-            if cap[0]:
-                out["maxResources"] = dict(cap[0])
-            if cap[1]:
-                out["maxApplications"] = cap[1]
+            if cap.max_resources:
+                out["maxResources"] = dict(cap.max_resources)
+            if cap.max_applications:
+                out["maxApplications"] = cap.max_applications
         built[path] = out
         if path != "root":
             parent = built[_parent(path)]
@@ -70,8 +71,8 @@ def tracker_tree(
     return built["root"]
 
 
-def user_object(name: str, tracker: UserTracker | None, table: LimitTable) -> dict:
-    out: dict = {"userName": name}
+def user_object(name: str, tracker: UserTracker | None, table: LimitTable) -> dict[str, Any]:
+    out: dict[str, Any] = {"userName": name}
     if tracker is not None:
         linked = {app: group for app, group in sorted(tracker.links.items()) if group is not None}
         if linked:
@@ -80,14 +81,16 @@ def user_object(name: str, tracker: UserTracker | None, table: LimitTable) -> di
 
     def cap_at(path: str) -> Cap | None:
         level = levels.get(path)
-        return level and (level.users.get(name) or level.user_wildcard)
+        if level is None:
+            return None
+        return level.users.get(name) or level.user_wildcard
 
     out["queues"] = tracker_tree(tracker, table.named_user_paths.get(name, ()), cap_at)
     return out
 
 
-def group_object(name: str, tracker: Tracker | None, table: LimitTable) -> dict:
-    out: dict = {"groupName": name}
+def group_object(name: str, tracker: Tracker | None, table: LimitTable) -> dict[str, Any]:
+    out: dict[str, Any] = {"groupName": name}
     if tracker is not None and tracker.links:
         out["applications"] = sorted(tracker.links)
     out["queues"] = tracker_tree(
@@ -96,7 +99,7 @@ def group_object(name: str, tracker: Tracker | None, table: LimitTable) -> dict:
     return out
 
 
-def queue_tree(tracker: Tracker, table: LimitTable) -> dict:
+def queue_tree(tracker: Tracker, table: LimitTable) -> dict[str, Any]:
     """The partition's queues (configured ones, and dynamic ones while they have usage)."""
     nodes = tracker.nodes
     paths = set(table.queues)
@@ -104,10 +107,10 @@ def queue_tree(tracker: Tracker, table: LimitTable) -> dict:
     paths.add("root")
     children = _children_of(paths)
 
-    def build(path: str) -> dict:
+    def build(path: str) -> dict[str, Any]:
         node = nodes.get(path)
         settings = table.queues.get(path)
-        out: dict = {"queuename": path}
+        out: dict[str, Any] = {"queuename": path}
         if settings is not None:
             if settings.max_resources:
                 out["maxResource"] = dict(settings.max_resources)

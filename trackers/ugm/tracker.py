@@ -7,10 +7,14 @@ pruning (spec 2.7) needs no scan.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+
+# A request's amounts: (resource type, amount) pairs, zero amounts left out. A sequence: a tracker
+# goes over it once per level.
+Amounts = Sequence[tuple[str, int]]
 
 
-class Node(dict):
+class Node(dict[str, int]):
     """A node's usage, as a map of resource type to amount, with its running apps and links.
 
     The node is its own usage dict: one object fewer to reach on the hot path, which is bound by
@@ -43,8 +47,8 @@ class Tracker:
         self.nodes: dict[str, Node] = {}
         self.links: dict[str, str | None] = {}
 
-    def add(self, prefixes: Sequence[str], app: str, amounts: list[tuple[str, int]]) -> None:
-        node = self.nodes.get(prefixes[-1])
+    def add(self, prefixes: Sequence[str], app: str, amounts: Amounts) -> None:
+        node: Node | None = self.nodes.get(prefixes[-1])
         if node is None:
             node = self._grow(prefixes)
         # An app lives in one queue (spec 2.2), and adding it there adds it on every level above:
@@ -64,7 +68,7 @@ class Tracker:
 
     def _grow(self, prefixes: Sequence[str]) -> Node:
         nodes = self.nodes
-        parent = None
+        parent: Node | None = None
         for path in prefixes:
             node = nodes.get(path)
             if node is None:
@@ -72,10 +76,11 @@ class Tracker:
                 if parent is not None:
                     parent.children += 1
             parent = node
+        assert parent is not None, "a queue path has at least its root"
         return parent
 
     def subtract(
-        self, prefixes: Sequence[str], app: str, amounts: list[tuple[str, int]], remove_app: bool
+        self, prefixes: Sequence[str], app: str, amounts: Amounts, remove_app: bool
     ) -> None:
         """Take ``amounts`` off every node of the path and prune what is left empty.
 
@@ -83,9 +88,10 @@ class Tracker:
         when other users' releases offset this one to zero; it is made again so that this
         tracker keeps moving with the user's.
         """
-        leaf = node = self.nodes.get(prefixes[-1])
-        if node is None:
-            leaf = node = self._grow(prefixes)
+        leaf = self.nodes.get(prefixes[-1])
+        if leaf is None:
+            leaf = self._grow(prefixes)
+        node: Node | None = leaf
         while node is not None:
             for kind, amount in amounts:
                 total = node.get(kind, 0) - amount
@@ -148,7 +154,7 @@ class UserTracker:
 
     def node_at(self, path: str) -> Node:
         """The level as a read-only node: the target itself when it is the only one below."""
-        found = None
+        found: Target | None = None
         for target in self.targets.values():
             if path in target.prefixes:
                 if found is not None:
@@ -179,7 +185,7 @@ class UserTracker:
                 node.apps |= target.apps
         return nodes
 
-    def add(self, prefixes: tuple[str, ...], app: str, amounts: list[tuple[str, int]]) -> None:
+    def add(self, prefixes: tuple[str, ...], app: str, amounts: Amounts) -> None:
         target = self.targets.get(prefixes[-1])
         if target is None:
             target = self.targets[prefixes[-1]] = Target(prefixes)
@@ -187,7 +193,7 @@ class UserTracker:
         target.apps.add(app)
 
     def subtract(
-        self, prefixes: tuple[str, ...], app: str, amounts: list[tuple[str, int]], remove_app: bool
+        self, prefixes: tuple[str, ...], app: str, amounts: Amounts, remove_app: bool
     ) -> None:
         """Take ``amounts`` off at the path; the caller has checked ``has(path)``.
 
@@ -212,7 +218,7 @@ class UserTracker:
         return not self.targets
 
 
-def _add_into(usage: dict[str, int], amounts, sign: int) -> None:
+def _add_into(usage: dict[str, int], amounts: Iterable[tuple[str, int]], sign: int) -> None:
     for kind, amount in amounts:
         total = usage.get(kind, 0) + sign * amount
         if total:
