@@ -38,10 +38,10 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, NamedTuple
 
-from quotaweb.engine.live import EventLog, LiveAllocation, LiveSet
-from trackers import Engine, InvalidRequest, NotTracked, compile_config, parse_config
+from quotaweb.engine.live import EventLog, EventsPage, LiveAllocation, LiveSet, NewestEvents
+from trackers import Changes, Engine, InvalidRequest, NotTracked, compile_config, parse_config
 from trackers.config.model import Config, Partition
 from trackers.gcpause import paused_gc
 
@@ -126,6 +126,23 @@ class Operation:
 
 # A batch answers one of these per operation, in order.
 BatchResult = Admission | LiveAllocation | Exception
+
+
+class UserHeadroom(NamedTuple):
+    """What a user may still add in a queue (``resources``, None for unlimited) and whether the
+    application may run (``can_run``)."""
+
+    resources: dict[str, int] | None
+    can_run: bool
+
+
+class Step(NamedTuple):
+    """One engine change of an allocation or a batch, kept until its ledger write has committed
+    so that ``_undo`` can take it back. (One per operation: its cost beside the engine's work
+    and the ledger row is lost in the noise of the batch benchmark.)"""
+
+    kind: Literal["allocate", "release"]
+    allocation: LiveAllocation
 
 # What writes the ledger: (allocations to store, keys to delete), in one transaction.
 LedgerWrite = Callable[[list[LiveAllocation], list[str]], None]
@@ -212,7 +229,7 @@ class Gateway:
                 try:
                     write([outcome.allocation], [])
                 except BaseException:
-                    self._undo(slot, [("allocate", outcome.allocation)])
+                    self._undo(slot, [Step("allocate", outcome.allocation)])
                     raise
                 slot.events.add("allocated", outcome.allocation)
             elif not outcome.allowed:
@@ -261,23 +278,25 @@ class Gateway:
         # rescan every live allocation several times over (a third of a 1,000-operation batch).
         with slot.lock, paused_gc():
             results: list[BatchResult] = []
-            done: list[tuple[str, LiveAllocation]] = []
+            done: list[Step] = []
             # An allocation made and released within the batch never reaches the ledger.
             stored: dict[str, LiveAllocation] = {}
             deleted: list[str] = []
             for operation in operations:
                 try:
                     if operation.op == "allocate":
+                        # The API builds every allocate operation with its allocation.
+                        assert operation.allocation is not None
                         outcome = self._allocate(slot, operation.allocation)
                         if outcome.allowed and not outcome.replayed:
-                            done.append(("allocate", outcome.allocation))
+                            done.append(Step("allocate", outcome.allocation))
                             stored[outcome.allocation.key] = outcome.allocation
                         results.append(outcome)
                     else:
                         if operation.key not in slot.live.by_key:
                             raise AllocationNotFound(operation.key, partition=partition)
                         allocation = self._release(slot, operation.key)
-                        done.append(("release", allocation))
+                        done.append(Step("release", allocation))
                         if stored.pop(operation.key, None) is None:
                             deleted.append(operation.key)
                         results.append(allocation)
@@ -317,23 +336,19 @@ class Gateway:
     def headroom(
         self, partition: str, *, queue_path: str, user: str, groups: Sequence[str],
         application_id: str,
-    ) -> tuple[dict[str, int] | None, bool]:
-        """(what the user may still add there, None for unlimited; whether the application may
-        run), changing nothing."""
+    ) -> UserHeadroom:
+        """What the user may still add there (None for unlimited) and whether the application
+        may run, changing nothing."""
         with self.engine(partition) as engine:
-            return (
+            return UserHeadroom(
                 engine.headroom(queue_path, application_id, user, groups),
                 engine.can_run_app(queue_path, application_id, user, groups),
             )
 
-    def events(
-        self, partition: str, *, after: int, limit: int
-    ) -> tuple[list[dict[str, Any]], int, int]:
+    def events(self, partition: str, *, after: int, limit: int) -> EventsPage:
         return self._slot(partition).events.after(after, limit=limit)
 
-    def events_newest(
-        self, partition: str, *, after: int, limit: int
-    ) -> tuple[list[dict[str, Any]], int]:
+    def events_newest(self, partition: str, *, after: int, limit: int) -> NewestEvents:
         return self._slot(partition).events.newest(after, limit=limit)
 
     def live_count(self, partition: str) -> int:
@@ -369,7 +384,7 @@ class Gateway:
         return slot.live.remove(key)
 
     @staticmethod
-    def _undo(slot: PartitionSlot, done: list[tuple[str, LiveAllocation]]) -> None:
+    def _undo(slot: PartitionSlot, done: list[Step]) -> None:
         """Take back engine changes whose ledger write failed, newest first."""
         for kind, allocation in reversed(done):
             if kind == "allocate":
@@ -386,26 +401,28 @@ class Gateway:
                 )
                 slot.live.add(allocation)
 
-    def summary(self, partition: str) -> dict:
+    def summary(self, partition: str) -> dict[str, Any]:
         """``{version, users, groups, queues, seq}`` for health checks and overviews."""
         with self.engine(partition) as engine:
             return engine.summary()
 
-    def over_limits(self, partition: str, *, limits: Partition | None = None) -> list[dict]:
+    def over_limits(
+        self, partition: str, *, limits: Partition | None = None
+    ) -> list[dict[str, Any]]:
         """Who uses more than ``limits`` (a partition's config; default the one in force) allow,
         now (``trackers.over_limits``)."""
         with self.engine(partition) as engine:
             return engine.over_limits(limits)
 
-    def queues_usage(self, partition: str) -> dict:
+    def queues_usage(self, partition: str) -> dict[str, Any]:
         with self.engine(partition) as engine:
             return engine.queues_usage()
 
-    def users_usage(self, partition: str) -> list[dict]:
+    def users_usage(self, partition: str) -> list[dict[str, Any]]:
         with self.engine(partition) as engine:
             return engine.users_usage()
 
-    def groups_usage(self, partition: str) -> list[dict]:
+    def groups_usage(self, partition: str) -> list[dict[str, Any]]:
         with self.engine(partition) as engine:
             return engine.groups_usage()
 
@@ -414,26 +431,30 @@ class Gateway:
         with self.engine(partition) as engine:
             return engine.seq
 
-    def changes_since(self, partition: str, seq: int):
+    def changes_since(self, partition: str, seq: int) -> Changes:
         """Users, groups and queues changed after ``seq`` (``trackers.Changes``)."""
         with self.engine(partition) as engine:
             return engine.changes_since(seq)
 
-    def user_usage(self, partition: str, name: str) -> dict | None:
+    def user_usage(self, partition: str, name: str) -> dict[str, Any] | None:
         """One user object (None when the user has no tracker)."""
         with self.engine(partition) as engine:
             return engine.user_usage(name)
 
-    def users_usage_of(self, partition: str, names: Iterable[str]) -> dict[str, dict | None]:
+    def users_usage_of(
+        self, partition: str, names: Iterable[str]
+    ) -> dict[str, dict[str, Any] | None]:
         """User objects of several users under one hold of the lock (None: no tracker)."""
         with self.engine(partition) as engine:
             return {name: engine.user_usage(name) for name in names}
 
-    def groups_usage_of(self, partition: str, names: Iterable[str]) -> dict[str, dict | None]:
+    def groups_usage_of(
+        self, partition: str, names: Iterable[str]
+    ) -> dict[str, dict[str, Any] | None]:
         with self.engine(partition) as engine:
             return {name: engine.group_usage(name) for name in names}
 
-    def group_usage(self, partition: str, name: str) -> dict | None:
+    def group_usage(self, partition: str, name: str) -> dict[str, Any] | None:
         with self.engine(partition) as engine:
             return engine.group_usage(name)
 

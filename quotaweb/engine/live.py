@@ -14,9 +14,25 @@ import time
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 EVENTS_KEPT = 10_000
+
+
+class EventsPage(NamedTuple):
+    """Events numbered above the one asked for, ``last`` the last number given out, ``oldest``
+    the oldest number still kept (a reader behind that has missed events)."""
+
+    events: list[dict[str, Any]]
+    last: int
+    oldest: int
+
+
+class NewestEvents(NamedTuple):
+    """The newest events above the one asked for, ``last`` the last number given out."""
+
+    events: list[dict[str, Any]]
+    last: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +89,11 @@ class LiveSet:
         return self.by_application.get(allocation.application_id) == {allocation.key}
 
 
+# One kept event: (seq, kind, time, allocation, extra). A plain tuple: a batch adds a thousand
+# at a time under the partition lock, and a tuple is the cheapest thing to make.
+_Event = tuple[int, str, float, LiveAllocation, dict[str, Any]]
+
+
 class EventLog:
     """The recent allocated, released and denied events of one partition, numbered from 1.
 
@@ -81,7 +102,7 @@ class EventLog:
     """
 
     def __init__(self, keep: int = EVENTS_KEPT) -> None:
-        self._events: deque[tuple] = deque(maxlen=keep)
+        self._events: deque[_Event] = deque(maxlen=keep)
         self._seq = 0
         self._lock = threading.Lock()
 
@@ -90,7 +111,7 @@ class EventLog:
             self._seq += 1
             self._events.append((self._seq, kind, time.time(), allocation, extra))
 
-    def after(self, seq: int, *, limit: int) -> tuple[list[dict[str, Any]], int, int]:
+    def after(self, seq: int, *, limit: int) -> EventsPage:
         """Up to ``limit`` events numbered above ``seq``, the last number given out, and the
         oldest number still kept (a caller behind that has missed events)."""
         with self._lock:
@@ -98,16 +119,16 @@ class EventLog:
             skip = max(0, seq - oldest + 1)
             chosen = [event for index, event in enumerate(self._events) if index >= skip][:limit]
             last = self._seq
-        return [_event_dict(*event) for event in chosen], last, oldest
+        return EventsPage([_event_dict(*event) for event in chosen], last, oldest)
 
-    def newest(self, seq: int, *, limit: int) -> tuple[list[dict[str, Any]], int]:
+    def newest(self, seq: int, *, limit: int) -> NewestEvents:
         """The newest ``limit`` events numbered above ``seq`` (older ones skipped), and the last
         number given out."""
         with self._lock:
             last = self._seq
             count = min(limit, last - seq, len(self._events))
             chosen = list(self._events)[-count:] if count > 0 else []
-        return [_event_dict(*event) for event in chosen], last
+        return NewestEvents([_event_dict(*event) for event in chosen], last)
 
 
 def _event_dict(
