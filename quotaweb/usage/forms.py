@@ -46,7 +46,7 @@ class FitForm(forms.Form):
         return parsed
 
     def question(self) -> dict[str, Any]:
-        """The cleaned question in ``page_selectors.user_fit_check``'s terms."""
+        """The cleaned question in ``fit.user_fit_check``'s terms."""
         data = self.cleaned_data
         return {
             "queue": data["queue"].strip(), "resources": data["resources"],

@@ -27,6 +27,13 @@ from quotaweb.usage.forms import FitForm
 TITLE_NOT_FOUND = "Not found"
 TITLE_BAD_REQUEST = "Cannot show this"
 TITLE_STARTING = "Starting"
+ERR_STARTING = (
+    "The quota engines are still starting in this server, so there is no usage to show yet. "
+    "Reload this page in a moment."
+)
+ERR_FORMAT = (
+    "format can only be csv (the samples as a download); leave it out for the chart, not {value!r}."
+)
 
 
 def _guarded(request: HttpRequest, answer: Callable[[], HttpResponse]) -> HttpResponse:
@@ -39,9 +46,7 @@ def _guarded(request: HttpRequest, answer: Callable[[], HttpResponse]) -> HttpRe
     except page_selectors.UsageBadRequest as error:
         return _problem(request, status=400, title=TITLE_BAD_REQUEST, message=str(error))
     except EngineNotLoaded:
-        response = _problem(
-            request, status=503, title=TITLE_STARTING, message=page_selectors.ERR_STARTING
-        )
+        response = _problem(request, status=503, title=TITLE_STARTING, message=ERR_STARTING)
         response["Retry-After"] = "5"
         return response
 
@@ -171,7 +176,7 @@ def trends(request: HttpRequest, partition: str, kind: str, name: str) -> HttpRe
                 partition=partition, kind=kind, name=name, days=days
             ))
         if fmt:
-            raise page_selectors.UsageBadRequest(page_selectors.ERR_FORMAT.format(value=fmt))
+            raise page_selectors.UsageBadRequest(ERR_FORMAT.format(value=fmt))
         return render(request, "usage/trends.html", page_selectors.trend_detail(
             partition=partition, kind=kind, name=name, days=days
         ))

@@ -3,8 +3,8 @@
 //
 // The server renders the first state (the page works without this script). The rules that turn
 // usage into rows (effective limits, most constrained limit, bar colours, human units) are those
-// of quotaweb/usage/page_selectors.py and trackers/resources.py: keep them in step. Each row
-// carries a signature of its numbers (data-sig), computed the same way on both sides, so the
+// of quotaweb/usage/limits.py and rows.py, and trackers/resources.py: keep them in step. Each
+// row carries a signature of its numbers (data-sig), computed the same way on both sides, so the
 // first snapshot leaves unchanged server-rendered rows alone.
 
 const PING_MS = 25_000;
@@ -89,7 +89,7 @@ function byText(a, b) {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-// -- bars (page_selectors.Bar) ----------------------------------------------------------------
+// -- bars (limits.Bar) ------------------------------------------------------------------------
 
 function makeBar(kind, used, limit, source = "") {
   const over = limit !== null && used > limit;
@@ -136,7 +136,7 @@ function barLabel(bar) {
   return bar.kind === APPLICATIONS ? "apps" : bar.kind;
 }
 
-// -- trees (page_selectors: levels, effective limits, most constrained) ------------------------
+// -- trees (limits: levels, effective limits, most constrained) --------------------------------
 
 function entityLevel(node) {
   const apps = node.runningApplications ?? [];

@@ -77,9 +77,9 @@ def test_names_with_slash_at_hash_and_colon_are_reachable(viewer_client, busy):
     ("url", "message"),
     [
         (reverse("usage:overview", args=["nope"]),
-         page_selectors.ERR_PARTITION.format(partition="nope", known="default, gpu")),
+         page_selectors.ERR_UNKNOWN_PARTITION.format(partition="nope", known="default, gpu")),
         (reverse("usage:activity", args=["nope"]),
-         page_selectors.ERR_PARTITION.format(partition="nope", known="default, gpu")),
+         page_selectors.ERR_UNKNOWN_PARTITION.format(partition="nope", known="default, gpu")),
         (reverse("usage:user", args=["default", "zoe"]),
          page_selectors.ERR_USER.format(name="zoe", partition="default")),
         (reverse("usage:user", args=["default", "1-not-a-user"]),
@@ -109,7 +109,7 @@ def test_without_engines_the_pages_say_the_server_is_starting(viewer_client, url
     response = viewer_client.get(url)
     assert response.status_code == 503
     assert response["Retry-After"] == "5"
-    assert escape(page_selectors.ERR_STARTING) in response.content.decode()
+    assert escape(views.ERR_STARTING) in response.content.decode()
 
 
 def test_a_configuration_without_partitions_is_explained(viewer_client, db, monkeypatch):

@@ -182,5 +182,5 @@ def test_an_unknown_partition_is_a_404_that_says_so(viewer_client, over):
     assert response.status_code == 404
     html = response.content.decode()
     assert views.TITLE_NOT_FOUND in html
-    message = page_selectors.ERR_PARTITION.format(partition="nope", known="default, gpu")
+    message = page_selectors.ERR_UNKNOWN_PARTITION.format(partition="nope", known="default, gpu")
     assert escape(message) in html

@@ -1,11 +1,11 @@
 """The rules behind the bars: thresholds, the over-limit case, effective limits along a path and
-the most constrained limit (``page_selectors``; ``live.js`` follows the same rules)."""
+the most constrained limit (``limits``; ``live.js`` follows the same rules)."""
 
 from __future__ import annotations
 
 import pytest
 
-from quotaweb.usage.page_selectors import APPLICATIONS, Bar, Level, most_constrained, tree_row
+from quotaweb.usage.limits import APPLICATIONS, Bar, Level, most_constrained, tree_row
 
 GiB = 2**30
 

@@ -16,7 +16,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import escape
 
-from quotaweb.usage import page_selectors, selectors, views
+from quotaweb.usage import page_selectors, selectors, sparks, views
 from quotaweb.usage.services import usage_sample
 from tests.config.pages import posting_forms
 from tests.usage.pages import ODD_USER, GiB, allocate, engines_busy, engines_pages, row, shown
@@ -152,7 +152,7 @@ def test_days_out_of_range_are_a_400_that_says_what_is_allowed(viewer_client, sa
 def test_an_unknown_format_is_a_400(viewer_client, sampled):
     response = viewer_client.get(ALICE, {"format": "xml"})
     assert response.status_code == 400
-    assert escape(page_selectors.ERR_FORMAT.format(value="xml")) in response.content.decode()
+    assert escape(views.ERR_FORMAT.format(value="xml")) in response.content.decode()
 
 
 @pytest.mark.parametrize("kind", ["users", "app", "User"])
@@ -167,7 +167,7 @@ def test_an_unknown_kind_is_a_404_that_says_which_kinds_there_are(viewer_client,
 def test_an_unknown_partition_is_a_404(viewer_client, sampled):
     response = viewer_client.get(_trends("user", "alice", partition="nope"))
     assert response.status_code == 404
-    message = page_selectors.ERR_PARTITION.format(partition="nope", known="default, gpu")
+    message = page_selectors.ERR_UNKNOWN_PARTITION.format(partition="nope", known="default, gpu")
     assert escape(message) in response.content.decode()
 
 
@@ -277,7 +277,7 @@ def test_the_page_only_reads(quota_admin_client, sampled):
 def test_without_engines_the_page_says_the_server_is_starting(viewer_client, db):
     response = viewer_client.get(ALICE)
     assert response.status_code == 503
-    assert escape(page_selectors.ERR_STARTING) in response.content.decode()
+    assert escape(views.ERR_STARTING) in response.content.decode()
 
 
 # -- the users table's sparklines ----------------------------------------------------------------
@@ -335,7 +335,7 @@ def test_sparklines_are_drawn_for_the_first_users_in_the_pages_order(
 ):
     from quotaweb.usage.templatetags import usage_rows
 
-    monkeypatch.setattr(page_selectors, "SPARK_USERS", 2)
+    monkeypatch.setattr(sparks, "SPARK_USERS", 2)
     monkeypatch.setattr(usage_rows, "SPARK_USERS", 2)
     html = _get(viewer_client, USERS, sort="apps")  # alice (2), bob (1), the odd user (1)
     assert '<svg class="sparkline"' in row(html, "alice")

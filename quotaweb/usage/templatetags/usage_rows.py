@@ -19,19 +19,9 @@ from django.utils.http import RFC3986_SUBDELIMS
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.timezone import localtime
 
-from quotaweb.usage.page_selectors import (
-    SPARK_HEIGHT,
-    SPARK_USERS,
-    SPARK_WIDTH,
-    AppRow,
-    Bar,
-    EntityRow,
-    Member,
-    OverRow,
-    Spark,
-    TreeRow,
-    UsingRow,
-)
+from quotaweb.usage.limits import Bar, TreeRow
+from quotaweb.usage.rows import AppRow, EntityRow, Member, OverRow, UsingRow
+from quotaweb.usage.sparks import SPARK_HEIGHT, SPARK_USERS, SPARK_WIDTH, Spark
 
 register = template.Library()
 
