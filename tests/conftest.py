@@ -1,29 +1,21 @@
 """Fixtures shared by every quotaweb test.
 
+The cast and the configurations live in plain modules, registered here for every folder:
+``tests/personas.py`` (Ada the quota admin, Stan the staff admin, Vera the viewer, the outsider,
+and clients logged in as them) and ``tests/configs.py`` (the shared YAML configurations and the
+fixtures that load them). Test modules import names from those modules, never from a conftest,
+and no conftest imports another.
+
 Each test starts without engines (``engines_reset`` runs before and after it), so nothing leaks
 between tests or into forked live servers. Ask for ``gateway`` to get fresh engines loaded from the
 sample configuration.
-
-Personas (each a user in the test database; all share ``PERSONA_PASSWORD``):
-
-- ``admin``: Ada, a quota admin through the ``quota-admins`` group (not staff);
-- ``staff_admin``: Stan, a quota admin because he is staff (in no group);
-- ``viewer``: Vera, a plain active account that reads but changes nothing;
-- ``outsider``: a client nobody is logged into.
-
-``quota_admin_client``, ``staff_admin_client`` and ``viewer_client`` are clients logged in as
-those personas. (pytest-django's own ``admin_client`` and ``admin_user`` are a superuser, not a
-persona; ``tests/config`` overrides ``admin`` with its own staff user.)
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from django.test import Client
 
-SAMPLE_CONFIG = Path(__file__).resolve().parent.parent / "quotaweb" / "samples" / "queues.yaml"
+pytest_plugins = ["tests.personas", "tests.configs"]
 
 
 def pytest_report_header(config):
@@ -46,102 +38,3 @@ def _no_engines_between_tests():
     engines_reset()
     yield
     engines_reset()
-
-
-@pytest.fixture
-def sample_yaml() -> str:
-    return SAMPLE_CONFIG.read_text(encoding="utf-8")
-
-
-@pytest.fixture
-def gateway(sample_yaml):
-    """Fresh engines for every partition of the sample configuration, owned by this test."""
-    from quotaweb.engine.gateway import engines_load
-
-    return engines_load(yaml_text=sample_yaml)
-
-
-# -- personas ----------------------------------------------------------------------------------
-
-PERSONA_PASSWORD = "persona-pass-1"
-
-
-@pytest.fixture
-def quota_admins_group(db):
-    from quotaweb.accounts.services import quota_admins_group_ensure
-
-    return quota_admins_group_ensure()
-
-
-@pytest.fixture
-def admin(django_user_model, quota_admins_group):
-    user = django_user_model.objects.create_user("ada", password=PERSONA_PASSWORD)
-    user.groups.add(quota_admins_group)
-    return user
-
-
-@pytest.fixture
-def staff_admin(django_user_model):
-    return django_user_model.objects.create_user(
-        "stan", password=PERSONA_PASSWORD, is_staff=True
-    )
-
-
-@pytest.fixture
-def viewer(django_user_model):
-    return django_user_model.objects.create_user("vera", password=PERSONA_PASSWORD)
-
-
-@pytest.fixture
-def outsider(db) -> Client:
-    return Client()
-
-
-def _logged_in(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
-
-
-@pytest.fixture
-def quota_admin_client(admin) -> Client:
-    return _logged_in(admin)
-
-
-@pytest.fixture
-def staff_admin_client(staff_admin) -> Client:
-    return _logged_in(staff_admin)
-
-
-@pytest.fixture
-def viewer_client(viewer) -> Client:
-    return _logged_in(viewer)
-
-
-# -- API clients (DRF's APIClient, authenticated as a persona) --------------------------------
-
-
-def _api_as(user):
-    from rest_framework.test import APIClient
-
-    client = APIClient()
-    client.force_authenticate(user)
-    return client
-
-
-@pytest.fixture
-def admin_api(admin):
-    return _api_as(admin)
-
-
-@pytest.fixture
-def viewer_api(viewer):
-    return _api_as(viewer)
-
-
-@pytest.fixture
-def capped_engines(db):
-    """The allocation tests' small capped config as version 1, engines started from it."""
-    from tests.api.allocation_support import engines_capped
-
-    return engines_capped()

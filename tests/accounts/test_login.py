@@ -10,7 +10,7 @@ from quotaweb.accounts.forms import (
     ERR_USERNAME_REQUIRED,
 )
 from quotaweb.accounts.views import MSG_LOGGED_OUT
-from tests.conftest import PERSONA_PASSWORD
+from tests.personas import PERSONA_PASSWORD
 
 pytestmark = pytest.mark.django_db
 

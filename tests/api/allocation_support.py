@@ -1,39 +1,12 @@
-"""Shared pieces of the allocation API tests: a small config with caps that are easy to hit,
-the engines loaded from it, and a few readers."""
+"""Shared pieces of the allocation API tests: request bodies, a few readers, and an allocation
+straight on an engine. Their config (``CAPPED_YAML``, the ``capped_engines`` fixture) lives in
+``tests/configs.py``."""
 
 from __future__ import annotations
 
 GiB = 2**30
 
-CAPPED_YAML = """\
-partitions:
-  - name: default
-    queues:
-      - name: root
-        queues:
-          - name: eng
-            resources:
-              max: {memory: 100Gi, vcore: "100"}
-            limits:
-              - limit: alice
-                users: [alice]
-                maxresources: {memory: 10Gi}
-                maxapplications: 2
-              - limit: ml
-                groups: [ml]
-                maxresources: {memory: 16Gi}
-"""
-
 ALLOCATIONS = "/api/v1/partitions/default/allocations"
-
-
-def engines_capped():
-    """``CAPPED_YAML`` stored as version 1 and the engines started from it (with the ledger)."""
-    from quotaweb.config.services import config_apply
-    from quotaweb.core.services import engines_start
-
-    config_apply(yaml_text=CAPPED_YAML, author=None, base_version=None)
-    return engines_start()
 
 
 def body(key: str, *, user: str = "alice", app: str = "app-1", memory: int = GiB,
@@ -57,6 +30,14 @@ def used(user: str, path: str = "root.eng") -> dict:
             return current.get("resourceUsage", {})
         stack.extend(current.get("children", ()))
     return {}
+
+
+def allocate(gateway, *, queue: str, app: str, user: str, groups=(), partition="default",
+             **resource: int) -> None:
+    """An increase on ``gateway``'s engine that must be allowed (test set-up, no ledger)."""
+    with gateway.engine(partition) as engine:
+        decision = engine.increase(queue, app, user, list(groups), dict(resource))
+    assert decision.allowed, decision.message
 
 
 def ledger() -> dict[str, dict]:

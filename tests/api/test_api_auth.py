@@ -11,8 +11,8 @@ from django.test import Client
 
 from quotaweb.api.permissions import ERR_WRITE_NEEDS_ADMIN
 from quotaweb.config.models import ConfigVersion
-from tests.api.conftest import token_client
-from tests.config.conftest import SMALL_YAML
+from tests.configs import SMALL_YAML
+from tests.personas import token_client
 
 pytestmark = pytest.mark.django_db
 
@@ -48,7 +48,7 @@ def _write(client, method, url, body):
 
 
 @pytest.mark.parametrize("url", API_READS)
-def test_api_reads_without_credentials_are_401_with_a_token_challenge(outsider, small_active, url):
+def test_api_reads_without_credentials_are_401_with_a_token_challenge(outsider, active_small, url):
     response = outsider.get(url)
 
     assert response.status_code == 401
@@ -57,7 +57,7 @@ def test_api_reads_without_credentials_are_401_with_a_token_challenge(outsider, 
 
 
 @pytest.mark.parametrize(("method", "url", "body"), WRITES)
-def test_api_writes_without_credentials_are_401(outsider, small_active, method, url, body):
+def test_api_writes_without_credentials_are_401(outsider, active_small, method, url, body):
     response = _write(outsider, method, url, body)
 
     assert response.status_code == 401
@@ -66,7 +66,7 @@ def test_api_writes_without_credentials_are_401(outsider, small_active, method, 
 
 
 @pytest.mark.parametrize("url", YUNIKORN_READS)
-def test_yunikorn_reads_without_credentials_are_401_in_yunikorn_shape(outsider, small_active, url):
+def test_yunikorn_reads_without_credentials_are_401_in_yunikorn_shape(outsider, active_small, url):
     response = outsider.get(url)
 
     assert response.status_code == 401
@@ -75,20 +75,20 @@ def test_yunikorn_reads_without_credentials_are_401_in_yunikorn_shape(outsider, 
     assert response.json()["status_code"] == 401
 
 
-def test_validate_conf_without_credentials_is_401(outsider, small_active):
+def test_validate_conf_without_credentials_is_401(outsider, active_small):
     response = outsider.post("/ws/v1/validate-conf", SMALL_YAML, content_type="application/yaml")
 
     assert response.status_code == 401
 
 
 @pytest.mark.parametrize("header", ["Token not-a-real-key", "Token", "Bearer abc"])
-def test_a_bad_token_is_401(small_active, header):
+def test_a_bad_token_is_401(active_small, header):
     response = Client(HTTP_AUTHORIZATION=header).get("/api/v1/config")
 
     assert response.status_code == 401
 
 
-def test_the_token_of_an_inactive_account_is_401(viewer, small_active):
+def test_the_token_of_an_inactive_account_is_401(viewer, active_small):
     client = token_client(viewer)
     viewer.is_active = False
     viewer.save()
@@ -97,11 +97,11 @@ def test_the_token_of_an_inactive_account_is_401(viewer, small_active):
 
 
 @pytest.mark.parametrize("url", API_READS + YUNIKORN_READS)
-def test_a_viewer_token_reads_everything(viewer_token, small_active, url):
+def test_a_viewer_token_reads_everything(viewer_token, active_small, url):
     assert viewer_token.get(url).status_code == 200
 
 
-def test_a_viewer_may_validate_a_document(viewer_token, small_active):
+def test_a_viewer_may_validate_a_document(viewer_token, active_small):
     response = viewer_token.post("/ws/v1/validate-conf", SMALL_YAML,
                                  content_type="application/yaml")
 
@@ -110,7 +110,7 @@ def test_a_viewer_may_validate_a_document(viewer_token, small_active):
 
 
 @pytest.mark.parametrize(("method", "url", "body"), WRITES)
-def test_every_viewer_write_is_403_and_changes_nothing(viewer, viewer_token, small_active,
+def test_every_viewer_write_is_403_and_changes_nothing(viewer, viewer_token, active_small,
                                                        method, url, body):
     response = _write(viewer_token, method, url, body)
 
@@ -125,20 +125,20 @@ def test_every_viewer_write_is_403_and_changes_nothing(viewer, viewer_token, sma
 
 
 @pytest.mark.parametrize(("method", "url", "body"), WRITES)
-def test_every_write_works_for_an_admin_token(admin_token, small_active, method, url, body):
+def test_every_write_works_for_an_admin_token(admin_token, active_small, method, url, body):
     response = _write(admin_token, method, url, body)
 
     assert response.status_code in (200, 201)
 
 
-def test_a_staff_admin_outside_the_group_writes_too(staff_admin, small_active):
+def test_a_staff_admin_outside_the_group_writes_too(staff_admin, active_small):
     response = _write(token_client(staff_admin), "put", "/api/v1/config", {"yaml": TIGHTER})
 
     assert response.status_code == 200
     assert ConfigVersion.objects.get(number=2).author == staff_admin
 
 
-def test_a_session_write_needs_the_csrf_token(admin, small_active):
+def test_a_session_write_needs_the_csrf_token(admin, active_small):
     client = Client(enforce_csrf_checks=True)
     client.force_login(admin)
     secret = "a" * 32
@@ -154,7 +154,7 @@ def test_a_session_write_needs_the_csrf_token(admin, small_active):
     assert ConfigVersion.objects.count() == 2
 
 
-def test_a_session_reads_without_csrf(viewer, small_active):
+def test_a_session_reads_without_csrf(viewer, active_small):
     client = Client(enforce_csrf_checks=True)
     client.force_login(viewer)
 
@@ -162,13 +162,13 @@ def test_a_session_reads_without_csrf(viewer, small_active):
 
 
 @pytest.mark.parametrize("url", YUNIKORN_READS)
-def test_public_read_opens_the_yunikorn_reads_to_anyone(outsider, small_active, settings, url):
+def test_public_read_opens_the_yunikorn_reads_to_anyone(outsider, active_small, settings, url):
     settings.QUOTAWEB_PUBLIC_READ = True
 
     assert outsider.get(url).status_code == 200
 
 
-def test_public_read_opens_validate_conf_but_nothing_of_api_v1(outsider, small_active, settings):
+def test_public_read_opens_validate_conf_but_nothing_of_api_v1(outsider, active_small, settings):
     settings.QUOTAWEB_PUBLIC_READ = True
 
     validated = outsider.post("/ws/v1/validate-conf", SMALL_YAML, content_type="application/yaml")

@@ -24,7 +24,8 @@ import time
 from collections.abc import Callable, Iterator
 from urllib.parse import urlencode
 
-from tests.api.allocation_support import CAPPED_YAML, usage_expected, usage_served
+from tests.api.allocation_support import usage_expected, usage_served
+from tests.configs import CAPPED_YAML
 from tests.server_process import ServerProcess, free_port, postgres_database
 from trackers import REASONS
 

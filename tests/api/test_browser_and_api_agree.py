@@ -11,17 +11,12 @@ from django.urls import reverse
 
 from quotaweb.config.models import ConfigVersion, Draft
 from quotaweb.config.selectors import error_text
-from tests.config.pages import CAPPED_YAML, apply
+from tests.configs import CAPPED_TREE_YAML
 
 pytestmark = pytest.mark.django_db
 
 ML_PAGE = reverse("config:queue", args=["default", "root.eng.ml"])
 ML_API = "/api/v1/partitions/default/queues/root.eng.ml"
-
-
-@pytest.fixture
-def capped(db):
-    return apply(CAPPED_YAML)
 
 
 def _browser_texts(verdict: dict) -> list[str]:
@@ -40,7 +35,7 @@ def _api_texts(response) -> list[str]:
     (["bob", "1bad"], {"vcore": "30"}),              # and a name no user can have (L2)
     (["bob"], {"memory": "lots"}),                   # not a quantity (QTY)
 ])
-def test_a_bad_limit_entry(quota_admin_client, capped, users, max_resources):
+def test_a_bad_limit_entry(quota_admin_client, capped_tree, users, max_resources):
     verdict = quota_admin_client.post(ML_PAGE, {
         "action": "limit-add", "check": "1", "new-limit-position": "1",
         "new-limit-users": ", ".join(users), "new-limit-max_applications": "1",
@@ -56,7 +51,7 @@ def test_a_bad_limit_entry(quota_admin_client, capped, users, max_resources):
     assert not Draft.objects.exists()
 
 
-def test_a_bad_queue_change(quota_admin_client, capped):
+def test_a_bad_queue_change(quota_admin_client, capped_tree):
     verdict = quota_admin_client.post(ML_PAGE, {
         "action": "queue-save", "check": "1", "queue-name": "ml",
         "queue-guaranteed": "memory: 10G", "queue-max": "vcore: 60, nvidia.com/gpu: 4",
@@ -71,8 +66,8 @@ def test_a_bad_queue_change(quota_admin_client, capped):
     assert sorted(_api_texts(response)) == sorted(_browser_texts(verdict))
 
 
-def test_a_bad_yaml_document(quota_admin_client, capped):
-    bad = CAPPED_YAML.replace("maxapplications: 3", "maxapplications: 30").replace(
+def test_a_bad_yaml_document(quota_admin_client, capped_tree):
+    bad = CAPPED_TREE_YAML.replace("maxapplications: 3", "maxapplications: 30").replace(
         "users: [alice]", "users: [\"1alice\"]"
     )
     page = quota_admin_client.post(reverse("config:yaml"), {"text": bad, "action": "preview"})

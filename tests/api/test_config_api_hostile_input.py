@@ -9,7 +9,7 @@ import json
 import pytest
 
 from quotaweb.config.models import ConfigVersion
-from tests.config.conftest import SMALL_YAML
+from tests.configs import SMALL_YAML
 
 pytestmark = pytest.mark.django_db
 
@@ -38,7 +38,7 @@ BODIES = [
 
 
 @pytest.mark.parametrize(("url", "body"), BODIES)
-def test_hostile_values_are_4xx(admin_token, small_active, url, body):
+def test_hostile_values_are_4xx(admin_token, active_small, url, body):
     response = admin_token.patch(url, json.dumps(body), content_type="application/json")
 
     assert 400 <= response.status_code < 500, response.content
@@ -46,7 +46,7 @@ def test_hostile_values_are_4xx(admin_token, small_active, url, body):
     assert ConfigVersion.objects.count() == 1
 
 
-def test_a_lone_surrogate_is_400(admin_token, small_active):
+def test_a_lone_surrogate_is_400(admin_token, active_small):
     raw = b'{"properties": {"note": "\\ud800"}}'
 
     response = admin_token.patch(ENG, raw, content_type="application/json")
@@ -58,12 +58,12 @@ def test_a_lone_surrogate_is_400(admin_token, small_active):
 @pytest.mark.parametrize("raw", [
     b'{"yaml": "\\ud800"}', b'{"yaml": "a\\u0000"}', b'{"yaml": "x", "comment": "\\u0000"}',
 ])
-def test_unstorable_text_in_a_whole_document_is_400(admin_token, small_active, raw):
+def test_unstorable_text_in_a_whole_document_is_400(admin_token, active_small, raw):
     assert admin_token.put("/api/v1/config", raw, content_type="application/json").status_code \
         == 400
 
 
-def test_a_nul_in_the_query_comment_is_400(admin_token, small_active):
+def test_a_nul_in_the_query_comment_is_400(admin_token, active_small):
     response = admin_token.put("/api/v1/config?comment=a%00b", SMALL_YAML.replace("100Gi", "9Gi"),
                                content_type="application/yaml")
 
@@ -72,7 +72,7 @@ def test_a_nul_in_the_query_comment_is_400(admin_token, small_active):
 
 
 @pytest.mark.parametrize("text", ["\x00", "a: \"\\ud800\"", "[" * 10_000, "partitions: &a [*a]"])
-def test_hostile_yaml_documents_are_400(admin_token, small_active, text):
+def test_hostile_yaml_documents_are_400(admin_token, active_small, text):
     response = admin_token.put("/api/v1/config", text.encode("utf-8", "surrogatepass"),
                                content_type="application/yaml")
 
@@ -83,7 +83,7 @@ def test_hostile_yaml_documents_are_400(admin_token, small_active, text):
 NUL_DESCRIPTION = SMALL_YAML.replace("limit: alice", 'limit: "ali\\0ce"')
 
 
-def test_a_nul_escape_inside_a_yaml_string_is_refused(admin_token, small_active):
+def test_a_nul_escape_inside_a_yaml_string_is_refused(admin_token, active_small):
     response = admin_token.put("/api/v1/config", NUL_DESCRIPTION, content_type="application/yaml")
 
     assert response.status_code == 400
@@ -96,14 +96,14 @@ def test_a_nul_escape_inside_a_yaml_string_is_refused(admin_token, small_active)
     f"/ws/v1/partition/default/usage/user/{'u' * 5000}", "/ws/v1/partition/default/usage/user/%00",
     "/ws/v1/partition/default/usage/group/%C3%28",
 ])
-def test_odd_paths_are_4xx(admin_token, small_active, url):
+def test_odd_paths_are_4xx(admin_token, active_small, url):
     response = admin_token.get(url)
 
     assert 400 <= response.status_code < 500, response.content
 
 
 @pytest.mark.parametrize("if_match", [HUGE, "-1", "1, 2", "\"\"", "W/"])
-def test_odd_preconditions_are_4xx(admin_token, small_active, if_match):
+def test_odd_preconditions_are_4xx(admin_token, active_small, if_match):
     response = admin_token.patch(ENG, json.dumps({"max_applications": 10}),
                                  content_type="application/json", HTTP_IF_MATCH=if_match)
 
@@ -111,7 +111,7 @@ def test_odd_preconditions_are_4xx(admin_token, small_active, if_match):
     assert ConfigVersion.objects.count() == 1
 
 
-def test_a_rollback_with_a_huge_base_version_is_4xx(admin_token, small_active):
+def test_a_rollback_with_a_huge_base_version_is_4xx(admin_token, active_small):
     response = admin_token.post(f"/api/v1/config/versions/{HUGE}/rollback",
                                 content_type="application/json")
 

@@ -12,8 +12,8 @@ from quotaweb.config.models import ConfigVersion
 from quotaweb.config.selectors import active_version_number
 from quotaweb.config.services import ROLLBACK_COMMENT, config_apply
 from quotaweb.engine.gateway import engines_get
-from tests.api.conftest import GI
-from tests.config.conftest import SMALL_YAML
+from tests.api.allocation_support import GiB
+from tests.configs import SMALL_YAML
 
 pytestmark = pytest.mark.django_db
 
@@ -23,11 +23,11 @@ V3 = V2.replace("{memory: 60Gi}", "{memory: 50Gi}")
 
 
 @pytest.fixture
-def history(small_active, admin):
+def history(active_small, admin):
     """Version 1 (SMALL_YAML), 2 (eng max 120Gi, by ada), 3 (ml group 50Gi)."""
     config_apply(yaml_text=V2, author=admin, comment="more room", base_version=1)
     config_apply(yaml_text=V3, author=None, comment="ml shares", base_version=2)
-    return small_active
+    return active_small
 
 
 def test_versions_are_listed_newest_first(viewer_token, history):
@@ -130,7 +130,7 @@ def test_rollback_makes_a_new_version_with_the_old_content_and_applies_it(
     assert ConfigVersion.objects.get(number=4).yaml == SMALL_YAML
     assert active_version_number() == 4
     ml = engines_get().group_usage("default", "ml")
-    assert ml["queues"]["children"][0]["maxResources"] == {"memory": 60 * GI}
+    assert ml["queues"]["children"][0]["maxResources"] == {"memory": 60 * GiB}
 
 
 def test_rollback_with_a_comment_and_matching_if_match(admin_token, history):

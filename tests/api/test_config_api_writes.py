@@ -18,8 +18,8 @@ from quotaweb.config.models import ConfigVersion
 from quotaweb.config.selectors import ERR_NO_CONFIG
 from quotaweb.config.services import config_apply
 from quotaweb.engine.gateway import engines_get
-from tests.api.conftest import GI, allocate
-from tests.config.conftest import SMALL_YAML
+from tests.api.allocation_support import GiB, allocate
+from tests.configs import SMALL_YAML
 from trackers import validate_config
 
 pytestmark = pytest.mark.django_db
@@ -47,7 +47,7 @@ def _alice_cap() -> dict:
     return user["queues"]["children"][0]["maxResources"]
 
 
-def test_get_answers_the_active_version_with_its_yaml(viewer_token, small_active):
+def test_get_answers_the_active_version_with_its_yaml(viewer_token, active_small):
     response = viewer_token.get(URL)
 
     assert response.status_code == 200
@@ -67,7 +67,7 @@ def test_get_without_any_version_is_404(viewer_token):
     assert response.json() == {"error": "not_found", "message": ERR_NO_CONFIG, "details": []}
 
 
-def test_put_yaml_stores_a_version_and_applies_it_to_the_engine(admin_token, admin, small_active):
+def test_put_yaml_stores_a_version_and_applies_it_to_the_engine(admin_token, admin, active_small):
     response = _put_yaml(admin_token, TIGHTER)
 
     assert response.status_code == 200
@@ -77,10 +77,10 @@ def test_put_yaml_stores_a_version_and_applies_it_to_the_engine(admin_token, adm
     assert body["impact"] == []
     assert response["ETag"] == '"2"'
     assert ConfigVersion.objects.get(number=2).yaml == TIGHTER
-    assert _alice_cap() == {"memory": 25 * GI, "vcore": 20_000}
+    assert _alice_cap() == {"memory": 25 * GiB, "vcore": 20_000}
 
 
-def test_put_json_with_comment_and_base_version(admin_token, small_active):
+def test_put_json_with_comment_and_base_version(admin_token, active_small):
     response = _put_json(admin_token, {"yaml": TIGHTER, "comment": "alice shares",
                                        "base_version": 1})
 
@@ -90,7 +90,7 @@ def test_put_json_with_comment_and_base_version(admin_token, small_active):
     assert ConfigVersion.objects.get(number=2).based_on_id == 1
 
 
-def test_put_yaml_takes_a_comment_from_the_query(admin_token, small_active):
+def test_put_yaml_takes_a_comment_from_the_query(admin_token, active_small):
     response = admin_token.put(URL + "?comment=from+ci", TIGHTER, content_type="text/yaml")
 
     assert response.status_code == 200
@@ -99,28 +99,28 @@ def test_put_yaml_takes_a_comment_from_the_query(admin_token, small_active):
 
 @pytest.mark.parametrize("content_type", ["application/x-yaml", "text/plain",
                                           "application/yaml; charset=utf-8"])
-def test_put_takes_every_yaml_content_type(admin_token, small_active, content_type):
+def test_put_takes_every_yaml_content_type(admin_token, active_small, content_type):
     response = admin_token.put(URL, TIGHTER, content_type=content_type)
 
     assert response.status_code == 200
     assert response.json()["version"] == 2
 
 
-def test_the_impact_lists_who_is_above_the_new_limit(admin_token, small_active):
-    allocate(small_active, queue="root.eng", app="app-1", user="alice", groups=["ml"],
-             memory=30 * GI)
+def test_the_impact_lists_who_is_above_the_new_limit(admin_token, active_small):
+    allocate(active_small, queue="root.eng", app="app-1", user="alice", groups=["ml"],
+             memory=30 * GiB)
 
     response = _put_yaml(admin_token, TIGHTER)
 
     assert response.status_code == 200
     assert response.json()["impact"] == [{
         "partition": "default", "kind": "user", "name": "alice", "queuePath": "root.eng",
-        "usage": {"memory": 30 * GI}, "limit": {"memory": 25 * GI, "vcore": 20_000},
+        "usage": {"memory": 30 * GiB}, "limit": {"memory": 25 * GiB, "vcore": 20_000},
         "runningApplications": 1, "maxApplications": 4,
     }]
 
 
-def test_invalid_yaml_is_400_with_every_error_and_nothing_stored(admin_token, small_active):
+def test_invalid_yaml_is_400_with_every_error_and_nothing_stored(admin_token, active_small):
     expected = validate_config(INVALID)
     assert len(expected) == 3
 
@@ -133,12 +133,12 @@ def test_invalid_yaml_is_400_with_every_error_and_nothing_stored(admin_token, sm
     for error in body["details"]:
         assert {"code", "path", "field", "message"} <= set(error)
     assert ConfigVersion.objects.count() == 1
-    assert _alice_cap() == {"memory": 40 * GI, "vcore": 20_000}
+    assert _alice_cap() == {"memory": 40 * GiB, "vcore": 20_000}
 
 
 @pytest.mark.parametrize("text", ["partitions: [", "- a list\n", "partitions:\n  - nme: x\n",
                                   "   \n", "partitions: []\n"])
-def test_unusable_documents_are_400_with_details(admin_token, small_active, text):
+def test_unusable_documents_are_400_with_details(admin_token, active_small, text):
     response = _put_yaml(admin_token, text)
 
     assert response.status_code == 400
@@ -147,7 +147,7 @@ def test_unusable_documents_are_400_with_details(admin_token, small_active, text
     assert ConfigVersion.objects.count() == 1
 
 
-def test_the_same_content_makes_no_new_version(admin_token, small_active):
+def test_the_same_content_makes_no_new_version(admin_token, active_small):
     response = _put_yaml(admin_token, SMALL_YAML)
 
     assert response.status_code == 200
@@ -158,8 +158,8 @@ def test_the_same_content_makes_no_new_version(admin_token, small_active):
 # -- dry run ----------------------------------------------------------------------------------
 
 
-def test_dry_run_reports_validity_changes_and_impact_and_stores_nothing(admin_token, small_active):
-    allocate(small_active, queue="root.eng", app="app-1", user="alice", memory=30 * GI)
+def test_dry_run_reports_validity_changes_and_impact_and_stores_nothing(admin_token, active_small):
+    allocate(active_small, queue="root.eng", app="app-1", user="alice", memory=30 * GiB)
 
     response = admin_token.put(URL + "?dry_run=1", TIGHTER, content_type="application/yaml")
 
@@ -174,10 +174,10 @@ def test_dry_run_reports_validity_changes_and_impact_and_stores_nothing(admin_to
     ]
     assert [(item["kind"], item["name"]) for item in body["impact"]] == [("user", "alice")]
     assert ConfigVersion.objects.count() == 1
-    assert _alice_cap() == {"memory": 40 * GI, "vcore": 20_000}
+    assert _alice_cap() == {"memory": 40 * GiB, "vcore": 20_000}
 
 
-def test_dry_run_of_an_invalid_document_is_200_with_its_errors(admin_token, small_active):
+def test_dry_run_of_an_invalid_document_is_200_with_its_errors(admin_token, active_small):
     response = _put_json(admin_token, {"yaml": INVALID}, query="?dry_run=true")
 
     assert response.status_code == 200
@@ -188,7 +188,7 @@ def test_dry_run_of_an_invalid_document_is_200_with_its_errors(admin_token, smal
     assert ConfigVersion.objects.count() == 1
 
 
-def test_dry_run_is_a_write_viewers_cannot_make(viewer_token, small_active):
+def test_dry_run_is_a_write_viewers_cannot_make(viewer_token, active_small):
     response = viewer_token.put(URL + "?dry_run=1", TIGHTER, content_type="application/yaml")
 
     assert response.status_code == 403
@@ -202,14 +202,14 @@ def _someone_else_applies():
 
 
 @pytest.mark.parametrize("if_match", ["1", '"1"', 'W/"1"'])
-def test_if_match_on_the_active_version_is_accepted(admin_token, small_active, if_match):
+def test_if_match_on_the_active_version_is_accepted(admin_token, active_small, if_match):
     response = _put_yaml(admin_token, TIGHTER, HTTP_IF_MATCH=if_match)
 
     assert response.status_code == 200
     assert response.json()["version"] == 2
 
 
-def test_if_match_on_an_older_version_is_412_with_what_changed(admin_token, small_active):
+def test_if_match_on_an_older_version_is_412_with_what_changed(admin_token, active_small):
     _someone_else_applies()
 
     response = _put_yaml(admin_token, TIGHTER, HTTP_IF_MATCH="1")
@@ -227,7 +227,7 @@ def test_if_match_on_an_older_version_is_412_with_what_changed(admin_token, smal
     assert ConfigVersion.objects.count() == 2
 
 
-def test_base_version_in_json_is_a_precondition_too(admin_token, small_active):
+def test_base_version_in_json_is_a_precondition_too(admin_token, active_small):
     _someone_else_applies()
 
     response = _put_json(admin_token, {"yaml": TIGHTER, "base_version": 1})
@@ -237,7 +237,7 @@ def test_base_version_in_json_is_a_precondition_too(admin_token, small_active):
 
 
 def test_a_stale_precondition_is_412_even_for_content_equal_to_the_active(
-    admin_token, small_active
+    admin_token, active_small
 ):
     _someone_else_applies()
     active_text = ConfigVersion.objects.get(number=2).yaml
@@ -245,7 +245,7 @@ def test_a_stale_precondition_is_412_even_for_content_equal_to_the_active(
     assert _put_yaml(admin_token, active_text, HTTP_IF_MATCH="1").status_code == 412
 
 
-def test_a_stale_dry_run_is_412_too(admin_token, small_active):
+def test_a_stale_dry_run_is_412_too(admin_token, active_small):
     _someone_else_applies()
 
     response = admin_token.put(URL + "?dry_run=1", TIGHTER, content_type="application/yaml",
@@ -254,7 +254,7 @@ def test_a_stale_dry_run_is_412_too(admin_token, small_active):
     assert response.status_code == 412
 
 
-def test_if_match_star_means_whatever_is_active(admin_token, small_active):
+def test_if_match_star_means_whatever_is_active(admin_token, active_small):
     _someone_else_applies()
 
     assert _put_yaml(admin_token, TIGHTER, HTTP_IF_MATCH="*").status_code == 200
@@ -276,14 +276,14 @@ def test_the_first_version_can_be_put_without_a_precondition(admin_token, db):
     assert response.json()["based_on"] is None
 
 
-def test_a_malformed_if_match_is_400(admin_token, small_active):
+def test_a_malformed_if_match_is_400(admin_token, active_small):
     response = _put_yaml(admin_token, TIGHTER, HTTP_IF_MATCH="yesterday")
 
     assert response.status_code == 400
     assert response.json()["message"] == ERR_IF_MATCH.format(value="yesterday")
 
 
-def test_if_match_and_base_version_must_agree(admin_token, small_active):
+def test_if_match_and_base_version_must_agree(admin_token, active_small):
     response = admin_token.put(URL, json.dumps({"yaml": TIGHTER, "base_version": 2}),
                                content_type="application/json", HTTP_IF_MATCH="1")
 
@@ -292,7 +292,7 @@ def test_if_match_and_base_version_must_agree(admin_token, small_active):
 
 
 def test_a_change_that_loses_the_race_is_409_without_and_412_with_a_precondition(
-    admin_token, small_active, monkeypatch
+    admin_token, active_small, monkeypatch
 ):
     from quotaweb.config import services
 
@@ -322,7 +322,7 @@ def test_a_change_that_loses_the_race_is_409_without_and_412_with_a_precondition
 # -- bad bodies -------------------------------------------------------------------------------
 
 
-def test_an_empty_yaml_body_is_400(admin_token, small_active):
+def test_an_empty_yaml_body_is_400(admin_token, active_small):
     response = admin_token.put(URL, "", content_type="application/yaml")
 
     assert response.status_code == 400
@@ -339,7 +339,7 @@ def test_an_empty_yaml_body_is_400(admin_token, small_active):
     ({"yaml": SMALL_YAML, "base_version": -1}, "base_version"),
     ({"yaml": SMALL_YAML, "comment": "x" * 1001}, "comment"),
 ])
-def test_wrong_json_types_are_400_naming_the_field(admin_token, small_active, body, field):
+def test_wrong_json_types_are_400_naming_the_field(admin_token, active_small, body, field):
     response = _put_json(admin_token, body)
 
     assert response.status_code == 400
@@ -347,7 +347,7 @@ def test_wrong_json_types_are_400_naming_the_field(admin_token, small_active, bo
     assert [item["field"] for item in response.json()["details"]] == [field]
 
 
-def test_unknown_json_fields_are_400_naming_them(admin_token, small_active):
+def test_unknown_json_fields_are_400_naming_them(admin_token, active_small):
     response = _put_json(admin_token, {"yaml": TIGHTER, "dryrun": True, "author": "x"})
 
     assert response.status_code == 400
@@ -357,20 +357,20 @@ def test_unknown_json_fields_are_400_naming_them(admin_token, small_active):
 
 @pytest.mark.parametrize("raw", [b"{", b"[1, 2", b"NaN", b'{"yaml": "a"} trailing', b"\xff\xfe",
                                  b"[" * 100_000 + b"]" * 100_000, b"[]", b'"partitions: []"'])
-def test_malformed_json_is_400(admin_token, small_active, raw):
+def test_malformed_json_is_400(admin_token, active_small, raw):
     response = admin_token.put(URL, raw, content_type="application/json")
 
     assert response.status_code == 400
     assert ConfigVersion.objects.count() == 1
 
 
-def test_yaml_that_is_not_utf8_is_400(admin_token, small_active):
+def test_yaml_that_is_not_utf8_is_400(admin_token, active_small):
     response = admin_token.put(URL, b"partitions: \xff", content_type="application/yaml")
 
     assert response.status_code == 400
 
 
-def test_a_huge_yaml_body_is_413(admin_token, small_active):
+def test_a_huge_yaml_body_is_413(admin_token, active_small):
     from trackers.config.loader import MAX_BYTES
 
     response = _put_yaml(admin_token, "#" * (MAX_BYTES + 1))
@@ -379,7 +379,7 @@ def test_a_huge_yaml_body_is_413(admin_token, small_active):
     assert response.json()["error"] == "too_large"
 
 
-def test_a_huge_yaml_inside_json_is_413(admin_token, small_active):
+def test_a_huge_yaml_inside_json_is_413(admin_token, active_small):
     from trackers.config.loader import MAX_BYTES
 
     response = _put_json(admin_token, {"yaml": "#" * (MAX_BYTES + 1)})
@@ -387,7 +387,7 @@ def test_a_huge_yaml_inside_json_is_413(admin_token, small_active):
     assert response.status_code == 413
 
 
-def test_a_huge_json_body_is_413_without_being_read_whole(admin_token, small_active):
+def test_a_huge_json_body_is_413_without_being_read_whole(admin_token, active_small):
     from quotaweb.api.parsers import json_max_bytes
 
     response = admin_token.put(URL, b" " * (json_max_bytes() + 1), content_type="application/json")
@@ -395,14 +395,14 @@ def test_a_huge_json_body_is_413_without_being_read_whole(admin_token, small_act
     assert response.status_code == 413
 
 
-def test_a_form_body_is_415(admin_token, small_active):
+def test_a_form_body_is_415(admin_token, active_small):
     response = admin_token.put(URL, "yaml=x", content_type="application/x-www-form-urlencoded")
 
     assert response.status_code == 415
     assert response.json()["error"] == "unsupported_media_type"
 
 
-def test_the_route_answers_with_a_trailing_slash_too(admin_token, small_active):
+def test_the_route_answers_with_a_trailing_slash_too(admin_token, active_small):
     assert admin_token.get(URL + "/").status_code == 200
     response = admin_token.put(URL + "/", TIGHTER, content_type="application/yaml")
     assert response.status_code == 200

@@ -9,7 +9,8 @@ from quotaweb.allocations import services
 from quotaweb.config.services import config_apply
 from quotaweb.core.services import engines_start
 from quotaweb.engine.gateway import engines_get, engines_reset
-from tests.api.allocation_support import ALLOCATIONS, CAPPED_YAML, GiB, body, ledger, used
+from tests.api.allocation_support import ALLOCATIONS, GiB, body, ledger, used
+from tests.configs import CAPPED_YAML
 
 pytestmark = pytest.mark.django_db
 

@@ -12,8 +12,8 @@ from quotaweb.config.edits import ERR_ROOT_DELETE, ERR_ROOT_RENAME
 from quotaweb.config.models import ConfigVersion
 from quotaweb.config.services import config_apply
 from quotaweb.engine.gateway import engines_get
-from tests.api.conftest import GI
-from tests.config.conftest import SMALL_YAML
+from tests.api.allocation_support import GiB
+from tests.configs import SMALL_YAML
 from trackers.config.messages import ROOT_HAS_RESOURCES
 
 pytestmark = pytest.mark.django_db
@@ -53,7 +53,7 @@ def _user_cap(user: str) -> dict | None:
 # -- reads -------------------------------------------------------------------------------------
 
 
-def test_queues_are_listed_in_tree_order_with_row_field_names(viewer_token, small_active):
+def test_queues_are_listed_in_tree_order_with_row_field_names(viewer_token, active_small):
     response = viewer_token.get(f"{QUEUES}/")
 
     assert response.status_code == 200
@@ -77,7 +77,7 @@ def test_queues_are_listed_in_tree_order_with_row_field_names(viewer_token, smal
     }
 
 
-def test_one_queue_equals_its_entry_in_the_list(viewer_token, small_active):
+def test_one_queue_equals_its_entry_in_the_list(viewer_token, active_small):
     listed = viewer_token.get(f"{QUEUES}/").json()[1]
 
     for url in (f"{ENG}/", ENG, f"{QUEUES}/ROOT.ENG/",
@@ -87,7 +87,7 @@ def test_one_queue_equals_its_entry_in_the_list(viewer_token, small_active):
         assert response.json() == listed
 
 
-def test_limits_are_listed_in_order_and_one_by_index(viewer_token, small_active):
+def test_limits_are_listed_in_order_and_one_by_index(viewer_token, active_small):
     limits = viewer_token.get(f"{LIMITS}/").json()
     assert [limit["index"] for limit in limits] == [0, 1, 2]
 
@@ -106,7 +106,7 @@ def test_limits_are_listed_in_order_and_one_by_index(viewer_token, small_active)
     f"{LIMITS}/-1/",
     f"{LIMITS}/first/",
 ])
-def test_unknown_partitions_queues_and_entries_are_404_in_json(viewer_token, small_active, url):
+def test_unknown_partitions_queues_and_entries_are_404_in_json(viewer_token, active_small, url):
     response = viewer_token.get(url)
 
     assert response.status_code == 404
@@ -116,7 +116,7 @@ def test_unknown_partitions_queues_and_entries_are_404_in_json(viewer_token, sma
 # -- queues ------------------------------------------------------------------------------------
 
 
-def test_create_a_queue_as_a_new_version_applied_to_the_engine(admin_token, admin, small_active):
+def test_create_a_queue_as_a_new_version_applied_to_the_engine(admin_token, admin, active_small):
     response = _send(admin_token, "post", f"{QUEUES}/", {
         "parent": "root.eng", "name": "ml", "max": {"memory": "10Gi", "vcore": 4},
         "max_applications": 3, "properties": {"note": "new team"}, "comment": "ml team",
@@ -133,11 +133,11 @@ def test_create_a_queue_as_a_new_version_applied_to_the_engine(admin_token, admi
     assert response["ETag"] == '"2"'
     assert ConfigVersion.objects.get(number=2).comment == "ml team"
     engine_ml = _engine_queue("root.eng.ml")
-    assert engine_ml["maxResource"] == {"memory": 10 * GI, "vcore": 4000}
+    assert engine_ml["maxResource"] == {"memory": 10 * GiB, "vcore": 4000}
     assert engine_ml["maxRunningApps"] == 3
 
 
-def test_a_new_queue_goes_under_root_by_default(admin_token, small_active):
+def test_a_new_queue_goes_under_root_by_default(admin_token, active_small):
     response = _send(admin_token, "post", QUEUES, {"name": "web"})
 
     assert response.status_code == 201
@@ -147,7 +147,7 @@ def test_a_new_queue_goes_under_root_by_default(admin_token, small_active):
     ]
 
 
-def test_position_places_a_new_queue_among_its_siblings(admin_token, small_active):
+def test_position_places_a_new_queue_among_its_siblings(admin_token, active_small):
     _send(admin_token, "post", QUEUES, {"name": "web"})
 
     _send(admin_token, "post", QUEUES, {"name": "first", "position": 0})
@@ -157,7 +157,7 @@ def test_position_places_a_new_queue_among_its_siblings(admin_token, small_activ
     ]
 
 
-def test_an_invalid_new_queue_is_400_with_details_and_nothing_stored(admin_token, small_active):
+def test_an_invalid_new_queue_is_400_with_details_and_nothing_stored(admin_token, active_small):
     response = _send(admin_token, "post", QUEUES, {
         "parent": "root.eng", "name": "big", "max": {"memory": "200Gi"},
     })
@@ -171,7 +171,7 @@ def test_an_invalid_new_queue_is_400_with_details_and_nothing_stored(admin_token
     assert _engine_queue("root.eng.big") is None
 
 
-def test_a_duplicate_or_badly_named_queue_is_refused_with_its_rule(admin_token, small_active):
+def test_a_duplicate_or_badly_named_queue_is_refused_with_its_rule(admin_token, active_small):
     duplicate = _send(admin_token, "post", QUEUES, {"name": "ENG"})
     bad_name = _send(admin_token, "post", QUEUES, {"name": "no spaces"})
 
@@ -182,31 +182,31 @@ def test_a_duplicate_or_badly_named_queue_is_refused_with_its_rule(admin_token, 
     assert _versions() == 1
 
 
-def test_a_new_queue_needs_a_name(admin_token, small_active):
+def test_a_new_queue_needs_a_name(admin_token, active_small):
     response = _send(admin_token, "post", QUEUES, {"parent": "root"})
 
     assert response.status_code == 400
     assert [item["field"] for item in response.json()["details"]] == ["name"]
 
 
-def test_a_new_queue_under_a_missing_parent_or_partition_is_404(admin_token, small_active):
+def test_a_new_queue_under_a_missing_parent_or_partition_is_404(admin_token, active_small):
     assert _send(admin_token, "post", QUEUES, {"parent": "root.x", "name": "a"}).status_code == 404
     missing = _send(admin_token, "post", "/api/v1/partitions/gpu/queues/", {"name": "a"})
     assert missing.status_code == 404
     assert _versions() == 1
 
 
-def test_patch_changes_only_the_fields_sent(admin_token, small_active):
+def test_patch_changes_only_the_fields_sent(admin_token, active_small):
     response = _send(admin_token, "patch", f"{ENG}/", {"max": {"memory": "80Gi"}})
 
     assert response.status_code == 200
     queue = response.json()["queue"]
     assert queue["max"] == {"memory": "80Gi"}
     assert len(queue["limits"]) == 3
-    assert _engine_queue("root.eng")["maxResource"] == {"memory": 80 * GI}
+    assert _engine_queue("root.eng")["maxResource"] == {"memory": 80 * GiB}
 
 
-def test_patch_can_rename_and_answers_the_queue_at_its_new_path(admin_token, small_active):
+def test_patch_can_rename_and_answers_the_queue_at_its_new_path(admin_token, active_small):
     response = _send(admin_token, "patch", ENG, {"name": "engineering"})
 
     assert response.status_code == 200
@@ -215,7 +215,7 @@ def test_patch_can_rename_and_answers_the_queue_at_its_new_path(admin_token, sma
     assert _engine_queue("root.engineering") is not None
 
 
-def test_the_root_cannot_be_renamed_or_given_resources(admin_token, small_active):
+def test_the_root_cannot_be_renamed_or_given_resources(admin_token, active_small):
     renamed = _send(admin_token, "patch", f"{QUEUES}/root/", {"name": "top"})
     resourced = _send(admin_token, "patch", f"{QUEUES}/root/", {"max": {"memory": "1Gi"}})
 
@@ -226,7 +226,7 @@ def test_the_root_cannot_be_renamed_or_given_resources(admin_token, small_active
     assert _versions() == 1
 
 
-def test_delete_a_queue(admin_token, small_active):
+def test_delete_a_queue(admin_token, active_small):
     _send(admin_token, "post", QUEUES, {"name": "web"})
 
     response = _send(admin_token, "delete", f"{QUEUES}/root.web/", {"comment": "web moved"})
@@ -238,13 +238,13 @@ def test_delete_a_queue(admin_token, small_active):
     assert _engine_queue("root.web") is None
 
 
-def test_a_delete_without_a_body_works_too(admin_token, small_active):
+def test_a_delete_without_a_body_works_too(admin_token, active_small):
     _send(admin_token, "post", QUEUES, {"name": "web"})
 
     assert admin_token.delete(f"{QUEUES}/root.web/").status_code == 200
 
 
-def test_deleting_the_root_is_400(admin_token, small_active):
+def test_deleting_the_root_is_400(admin_token, active_small):
     response = _send(admin_token, "delete", f"{QUEUES}/root/")
 
     assert response.status_code == 400
@@ -252,14 +252,14 @@ def test_deleting_the_root_is_400(admin_token, small_active):
     assert _versions() == 1
 
 
-def test_deleting_an_unknown_queue_is_404(admin_token, small_active):
+def test_deleting_an_unknown_queue_is_404(admin_token, active_small):
     assert _send(admin_token, "delete", f"{QUEUES}/root.nope/").status_code == 404
 
 
 # -- limit entries -----------------------------------------------------------------------------
 
 
-def test_a_new_entry_goes_before_the_first_wildcard_by_default(admin_token, small_active):
+def test_a_new_entry_goes_before_the_first_wildcard_by_default(admin_token, active_small):
     response = _send(admin_token, "post", f"{LIMITS}/", {
         "description": "bob", "users": ["bob"], "max_resources": {"memory": "5Gi"},
         "max_applications": 1,
@@ -274,10 +274,10 @@ def test_a_new_entry_goes_before_the_first_wildcard_by_default(admin_token, smal
     }
     descriptions = [limit["description"] for limit in admin_token.get(LIMITS).json()]
     assert descriptions == ["alice", "bob", "everyone else", "ml group"]
-    assert _user_cap("bob") == {"memory": 5 * GI}
+    assert _user_cap("bob") == {"memory": 5 * GiB}
 
 
-def test_a_new_wildcard_entry_goes_last_and_position_is_honoured(admin_token, small_active):
+def test_a_new_wildcard_entry_goes_last_and_position_is_honoured(admin_token, active_small):
     wildcard = _send(admin_token, "post", LIMITS, {"groups": ["*"], "max_applications": 9})
     first = _send(admin_token, "post", LIMITS, {"users": ["carol"], "position": 0,
                                                 "max_applications": 1})
@@ -289,7 +289,7 @@ def test_a_new_wildcard_entry_goes_last_and_position_is_honoured(admin_token, sm
     ]
 
 
-def test_an_invalid_entry_is_400_with_every_error(admin_token, small_active):
+def test_an_invalid_entry_is_400_with_every_error(admin_token, active_small):
     response = _send(admin_token, "post", LIMITS, {
         "users": ["bob", "1bad"], "max_resources": {"memory": "500Gi"},
     })
@@ -302,7 +302,7 @@ def test_an_invalid_entry_is_400_with_every_error(admin_token, small_active):
     assert _user_cap("bob") is None
 
 
-def test_patch_an_entry_keeps_the_fields_not_sent(admin_token, small_active):
+def test_patch_an_entry_keeps_the_fields_not_sent(admin_token, active_small):
     response = _send(admin_token, "patch", f"{LIMITS}/0/", {"max_applications": 3})
 
     assert response.status_code == 200
@@ -314,7 +314,7 @@ def test_patch_an_entry_keeps_the_fields_not_sent(admin_token, small_active):
     assert alice["maxApplications"] == 3
 
 
-def test_delete_an_entry_and_the_rest_move_up(admin_token, small_active):
+def test_delete_an_entry_and_the_rest_move_up(admin_token, active_small):
     response = _send(admin_token, "delete", f"{LIMITS}/0/")
 
     assert response.status_code == 200
@@ -325,7 +325,7 @@ def test_delete_an_entry_and_the_rest_move_up(admin_token, small_active):
     assert engines_get().user_usage("default", "alice") is None
 
 
-def test_entries_of_the_root_are_the_partition_limits(admin_token, small_active):
+def test_entries_of_the_root_are_the_partition_limits(admin_token, active_small):
     response = _send(admin_token, "post", f"{QUEUES}/root/limits/", {
         "users": ["alice"], "max_applications": 10,
     })
@@ -338,7 +338,7 @@ def test_entries_of_the_root_are_the_partition_limits(admin_token, small_active)
     ("patch", f"{LIMITS}/3/"), ("delete", f"{LIMITS}/3/"), ("patch", f"{LIMITS}/x/"),
     ("post", f"{QUEUES}/root.nope/limits/"), ("delete", f"{QUEUES}/root.nope/limits/0/"),
 ])
-def test_writes_to_unknown_entries_are_404(admin_token, small_active, method, url):
+def test_writes_to_unknown_entries_are_404(admin_token, active_small, method, url):
     response = _send(admin_token, method, url, {"users": ["bob"]} if method != "delete" else None)
 
     assert response.status_code == 404
@@ -354,7 +354,7 @@ def test_writes_to_unknown_entries_are_404(admin_token, small_active, method, ur
     (f"{QUEUES}/", {"name": "x", "children": []}, "children"),
     (f"{LIMITS}/", {"users": ["x"], "index": 0}, "index"),
 ])
-def test_unknown_fields_are_400_naming_them(admin_token, small_active, url, body, names):
+def test_unknown_fields_are_400_naming_them(admin_token, active_small, url, body, names):
     method = "patch" if url.rstrip("/")[-1].isdigit() or url == f"{ENG}/" else "post"
 
     response = _send(admin_token, method, url, body)
@@ -384,7 +384,7 @@ def test_unknown_fields_are_400_naming_them(admin_token, small_active, url, body
     (f"{LIMITS}/0/", {"description": 5}, "description"),
     (f"{LIMITS}/0/", {"base_version": "1"}, "base_version"),
 ])
-def test_wrong_types_are_400_naming_the_field(admin_token, small_active, url, body, field):
+def test_wrong_types_are_400_naming_the_field(admin_token, active_small, url, body, field):
     response = _send(admin_token, "patch", url, body)
 
     assert response.status_code == 400
@@ -393,14 +393,14 @@ def test_wrong_types_are_400_naming_the_field(admin_token, small_active, url, bo
 
 
 @pytest.mark.parametrize("raw", [b"{", b"[]", b"null", b'"x"', b"\xff"])
-def test_a_body_that_is_not_a_json_object_is_400(admin_token, small_active, raw):
+def test_a_body_that_is_not_a_json_object_is_400(admin_token, active_small, raw):
     response = admin_token.patch(f"{ENG}/", raw, content_type="application/json")
 
     assert response.status_code == 400
     assert _versions() == 1
 
 
-def test_quantities_the_validator_refuses_come_back_as_details(admin_token, small_active):
+def test_quantities_the_validator_refuses_come_back_as_details(admin_token, active_small):
     response = _send(admin_token, "patch", f"{ENG}/", {"max": {"memory": "lots", "vcore": -4}})
 
     assert response.status_code == 400
@@ -425,7 +425,7 @@ def _someone_else_applies():
     ("patch", f"{LIMITS}/0/", {"max_applications": 1}),
     ("delete", f"{LIMITS}/0/", None),
 ])
-def test_every_write_from_a_stale_version_is_412(admin_token, small_active, method, url, body):
+def test_every_write_from_a_stale_version_is_412(admin_token, active_small, method, url, body):
     _someone_else_applies()
 
     by_header = _send(admin_token, method, url, body, HTTP_IF_MATCH="1")
@@ -438,7 +438,7 @@ def test_every_write_from_a_stale_version_is_412(admin_token, small_active, meth
     assert _versions() == 2
 
 
-def test_a_write_from_the_active_version_is_accepted(admin_token, small_active):
+def test_a_write_from_the_active_version_is_accepted(admin_token, active_small):
     _someone_else_applies()
 
     response = _send(admin_token, "patch", f"{ENG}/", {"max_applications": 50, "base_version": 2})

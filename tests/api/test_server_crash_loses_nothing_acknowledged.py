@@ -12,7 +12,8 @@ import random
 import threading
 import time
 
-from tests.api.allocation_support import CAPPED_YAML, usage_expected, usage_served
+from tests.api.allocation_support import usage_expected, usage_served
+from tests.configs import CAPPED_YAML
 from tests.server_process import ServerProcess, free_port
 
 USERS = ["alice", "bob", "carol", "dave"]

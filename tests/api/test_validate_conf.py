@@ -103,11 +103,11 @@ def test_hostile_yaml_is_refused_with_200(viewer_token):
     assert response.json()["allowed"] is False
 
 
-def test_validation_applies_nothing(admin_token, small_active, sample_yaml):
-    before = small_active.version("default")
+def test_validation_applies_nothing(admin_token, active_small, sample_yaml):
+    before = active_small.version("default")
 
     assert _post(admin_token, sample_yaml).json() == {"allowed": True}
 
     assert ConfigVersion.objects.count() == 1
-    assert small_active.version("default") == before
-    assert small_active.partitions() == ["default"]
+    assert active_small.version("default") == before
+    assert active_small.partitions() == ["default"]

@@ -42,14 +42,14 @@ def _error(response, status: int, message: str) -> None:
     (f"{USAGE}/user/", 400, ERR_MISSING_PARAMETERS),
     (f"{USAGE}/group/", 400, ERR_MISSING_PARAMETERS),
 ])
-def test_names(viewer_token, small_active, url, status, message):
+def test_names(viewer_token, active_small, url, status, message):
     _error(viewer_token.get(url), status, message)
 
 
 @pytest.mark.parametrize("url", [
     f"{USAGE}/user/%Zt", f"{USAGE}/group/%Zt", f"{USAGE}/user/alice%", f"{USAGE}/user/a%4",
 ])
-def test_a_malformed_escape_is_a_bad_request(viewer_token, small_active, url):
+def test_a_malformed_escape_is_a_bad_request(viewer_token, active_small, url):
     response = viewer_token.get(url)
 
     assert response.status_code == 400
@@ -59,14 +59,14 @@ def test_a_malformed_escape_is_a_bad_request(viewer_token, small_active, url):
     assert body["description"] == body["message"]
 
 
-def test_the_escape_text_names_the_bad_escape_as_go_does(viewer_token, small_active):
+def test_the_escape_text_names_the_bad_escape_as_go_does(viewer_token, active_small):
     assert viewer_token.get(f"{USAGE}/user/%Zt").json()["message"] == 'invalid URL escape "%Zt"'
 
 
 @pytest.mark.parametrize("tail", [
     "queues", "usage/users", "usage/groups", "usage/user/alice", "usage/group/ml",
 ])
-def test_an_unknown_partition_is_not_found(viewer_token, small_active, tail):
+def test_an_unknown_partition_is_not_found(viewer_token, active_small, tail):
     _error(viewer_token.get(f"/ws/v1/partition/nowhere/{tail}"), 404, ERR_PARTITION_NOT_FOUND)
 
 
@@ -89,14 +89,14 @@ def test_config_errors_are_json_even_when_yaml_was_asked_for(viewer_token, accep
     _error(response, 404, ERR_NO_CONFIG)
 
 
-def test_config_in_a_type_it_cannot_give_is_406_in_json(viewer_token, small_active):
+def test_config_in_a_type_it_cannot_give_is_406_in_json(viewer_token, active_small):
     response = viewer_token.get("/ws/v1/config", HTTP_ACCEPT="text/html")
 
     assert response.status_code == 406
     assert response.json()["status_code"] == 406
 
 
-def test_writes_to_a_read_are_405_in_yunikorn_shape(admin_token, small_active):
+def test_writes_to_a_read_are_405_in_yunikorn_shape(admin_token, active_small):
     response = admin_token.post(f"{USAGE}/users")
 
     assert response.status_code == 405

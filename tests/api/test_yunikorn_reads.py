@@ -8,8 +8,8 @@ import yaml
 
 from quotaweb.config.services import config_apply
 from quotaweb.engine.gateway import engines_load
-from tests.api.conftest import GI, TREE_YAML, allocate
-from tests.config.conftest import SMALL_YAML
+from tests.api.allocation_support import GiB, allocate
+from tests.configs import SMALL_YAML, TREE_YAML
 
 pytestmark = pytest.mark.django_db
 
@@ -18,15 +18,15 @@ ODD_USER_ESCAPED = "test_a-b_c%40%23d%40do%3Amai%2Fn.com"
 
 
 @pytest.fixture
-def busy(tree_active):
+def busy(active_tree):
     """Three users on two queues: alice's app counts against group ml, bob's against none."""
-    allocate(tree_active, queue="root.eng", app="app-2", user="alice", groups=["ml"],
-             memory=30 * GI, vcore=2000)
-    allocate(tree_active, queue="root.eng", app="app-1", user="alice", groups=["ml"],
-             memory=1 * GI)
-    allocate(tree_active, queue="root.eng", app="app-3", user="bob", memory=1 * GI)
-    allocate(tree_active, queue="root.web.dyn", app="app-4", user=ODD_USER, memory=5)
-    return tree_active
+    allocate(active_tree, queue="root.eng", app="app-2", user="alice", groups=["ml"],
+             memory=30 * GiB, vcore=2000)
+    allocate(active_tree, queue="root.eng", app="app-1", user="alice", groups=["ml"],
+             memory=1 * GiB)
+    allocate(active_tree, queue="root.eng", app="app-3", user="bob", memory=1 * GiB)
+    allocate(active_tree, queue="root.web.dyn", app="app-4", user=ODD_USER, memory=5)
+    return active_tree
 
 
 def test_partitions_lists_every_configured_partition_in_order(viewer_token, busy):
@@ -50,15 +50,15 @@ def test_queue_tree_has_configured_values_in_base_units_and_usage_over_all_users
 
     assert tree == {
         "queuename": "root",
-        "allocatedResource": {"memory": 32 * GI + 5, "vcore": 2000},
+        "allocatedResource": {"memory": 32 * GiB + 5, "vcore": 2000},
         "runningApps": 4,
         "children": [
             {
                 "queuename": "root.eng",
                 # Explicit zero kept; vcore in millicores; memory in bytes.
-                "maxResource": {"memory": 100 * GI, "vcore": 100_000, "nvidia.com/gpu": 0},
-                "guaranteedResource": {"memory": 10 * GI, "vcore": 500},
-                "allocatedResource": {"memory": 32 * GI, "vcore": 2000},
+                "maxResource": {"memory": 100 * GiB, "vcore": 100_000, "nvidia.com/gpu": 0},
+                "guaranteedResource": {"memory": 10 * GiB, "vcore": 500},
+                "allocatedResource": {"memory": 32 * GiB, "vcore": 2000},
                 "maxRunningApps": 10,
                 "runningApps": 3,
                 "properties": {"application.sort.policy": "fifo"},
@@ -77,7 +77,7 @@ def test_queue_tree_has_configured_values_in_base_units_and_usage_over_all_users
     }
 
 
-def test_an_idle_queue_omits_empty_fields_but_keeps_running_apps(viewer_token, tree_active):
+def test_an_idle_queue_omits_empty_fields_but_keeps_running_apps(viewer_token, active_tree):
     tree = viewer_token.get("/ws/v1/partition/gpu/queues").json()
 
     assert tree == {
@@ -93,25 +93,25 @@ def test_queue_tree_takes_limits_from_the_active_version_even_if_an_engine_lags(
     # the engines come up from an older text: the tree still shows what the version says.
     config_apply(yaml_text=TREE_YAML, author=None, base_version=None)
     gateway = engines_load(yaml_text=SMALL_YAML)
-    allocate(gateway, queue="root.eng", app="app-1", user="carol", memory=GI)
+    allocate(gateway, queue="root.eng", app="app-1", user="carol", memory=GiB)
 
     eng = viewer_token.get("/ws/v1/partition/default/queues").json()["children"][0]
 
-    assert eng["maxResource"] == {"memory": 100 * GI, "vcore": 100_000, "nvidia.com/gpu": 0}
-    assert eng["guaranteedResource"] == {"memory": 10 * GI, "vcore": 500}
+    assert eng["maxResource"] == {"memory": 100 * GiB, "vcore": 100_000, "nvidia.com/gpu": 0}
+    assert eng["guaranteedResource"] == {"memory": 10 * GiB, "vcore": 500}
     assert eng["maxRunningApps"] == 10
-    assert eng["allocatedResource"] == {"memory": GI}
+    assert eng["allocatedResource"] == {"memory": GiB}
 
 
 def test_without_a_stored_version_the_tree_shows_the_engines_own_limits(viewer_token, db):
     gateway = engines_load(yaml_text=TREE_YAML)
-    allocate(gateway, queue="root.eng", app="app-1", user="carol", memory=GI)
+    allocate(gateway, queue="root.eng", app="app-1", user="carol", memory=GiB)
 
     eng = viewer_token.get("/ws/v1/partition/default/queues").json()["children"][0]
 
-    assert eng["maxResource"] == {"memory": 100 * GI, "vcore": 100_000, "nvidia.com/gpu": 0}
+    assert eng["maxResource"] == {"memory": 100 * GiB, "vcore": 100_000, "nvidia.com/gpu": 0}
     assert eng["maxRunningApps"] == 10
-    assert eng["allocatedResource"] == {"memory": GI}
+    assert eng["allocatedResource"] == {"memory": GiB}
 
 
 def test_users_are_sorted_with_yunikorn_field_names_and_omissions(viewer_token, busy):
@@ -124,20 +124,20 @@ def test_users_are_sorted_with_yunikorn_field_names_and_omissions(viewer_token, 
         "groups": {"app-1": "ml", "app-2": "ml"},
         "queues": {
             "queuePath": "root",
-            "resourceUsage": {"memory": 31 * GI, "vcore": 2000},
+            "resourceUsage": {"memory": 31 * GiB, "vcore": 2000},
             "runningApplications": ["app-1", "app-2"],
             "children": [{
                 "queuePath": "root.eng",
-                "resourceUsage": {"memory": 31 * GI, "vcore": 2000},
+                "resourceUsage": {"memory": 31 * GiB, "vcore": 2000},
                 "runningApplications": ["app-1", "app-2"],
-                "maxResources": {"memory": 40 * GI, "vcore": 20_000},
+                "maxResources": {"memory": 40 * GiB, "vcore": 20_000},
                 "maxApplications": 4,
             }],
         },
     }
     # bob's app counts against no group: "groups" is left out, not empty.
     assert "groups" not in bob
-    assert bob["queues"]["children"][0]["maxResources"] == {"memory": 20 * GI, "vcore": 10_000}
+    assert bob["queues"]["children"][0]["maxResources"] == {"memory": 20 * GiB, "vcore": 10_000}
 
 
 def test_groups_are_sorted_and_omit_what_is_empty(viewer_token, busy):
@@ -148,31 +148,31 @@ def test_groups_are_sorted_and_omit_what_is_empty(viewer_token, busy):
         "applications": ["app-1", "app-2"],
         "queues": {
             "queuePath": "root",
-            "resourceUsage": {"memory": 31 * GI, "vcore": 2000},
+            "resourceUsage": {"memory": 31 * GiB, "vcore": 2000},
             "runningApplications": ["app-1", "app-2"],
             "children": [{
                 "queuePath": "root.eng",
-                "resourceUsage": {"memory": 31 * GI, "vcore": 2000},
+                "resourceUsage": {"memory": 31 * GiB, "vcore": 2000},
                 "runningApplications": ["app-1", "app-2"],
-                "maxResources": {"memory": 60 * GI},
+                "maxResources": {"memory": 60 * GiB},
                 "maxApplications": 6,
             }],
         },
     }]
 
 
-def test_no_usage_gives_empty_arrays_never_null(viewer_token, tree_active):
+def test_no_usage_gives_empty_arrays_never_null(viewer_token, active_tree):
     assert viewer_token.get("/ws/v1/partition/gpu/usage/users").json() == []
     assert viewer_token.get("/ws/v1/partition/gpu/usage/groups").json() == []
 
 
-def test_a_named_limit_is_listed_without_usage(viewer_token, tree_active):
+def test_a_named_limit_is_listed_without_usage(viewer_token, active_tree):
     # alice and group ml have limits of their own, so their trackers exist before any usage.
     alice = viewer_token.get("/ws/v1/partition/default/usage/user/alice").json()
     assert alice == {
         "userName": "alice",
         "queues": {"queuePath": "root", "children": [{
-            "queuePath": "root.eng", "maxResources": {"memory": 40 * GI, "vcore": 20_000},
+            "queuePath": "root.eng", "maxResources": {"memory": 40 * GiB, "vcore": 20_000},
             "maxApplications": 4,
         }]},
     }
@@ -197,7 +197,7 @@ def test_a_user_name_with_slash_at_hash_and_colon_is_reachable_percent_encoded(v
     assert response.json()["queues"]["children"][0]["children"][0]["queuePath"] == "root.web.dyn"
 
 
-def test_an_unknown_but_valid_odd_user_name_is_not_found(viewer_token, tree_active):
+def test_an_unknown_but_valid_odd_user_name_is_not_found(viewer_token, active_tree):
     response = viewer_token.get(f"/ws/v1/partition/default/usage/user/{ODD_USER_ESCAPED}")
 
     assert response.status_code == 404
@@ -211,7 +211,7 @@ def test_the_default_partition_name_is_case_insensitive(viewer_token, busy):
     assert response.json()["userName"] == "bob"
 
 
-def test_config_is_the_active_yaml_as_written(viewer_token, tree_active):
+def test_config_is_the_active_yaml_as_written(viewer_token, active_tree):
     response = viewer_token.get("/ws/v1/config")
 
     assert response.status_code == 200
@@ -220,7 +220,7 @@ def test_config_is_the_active_yaml_as_written(viewer_token, tree_active):
 
 
 @pytest.mark.parametrize("accept", ["application/yaml", "application/x-yaml"])
-def test_config_in_the_other_yaml_types_on_request(viewer_token, tree_active, accept):
+def test_config_in_the_other_yaml_types_on_request(viewer_token, active_tree, accept):
     response = viewer_token.get("/ws/v1/config", HTTP_ACCEPT=accept)
 
     assert response.status_code == 200
@@ -228,7 +228,7 @@ def test_config_in_the_other_yaml_types_on_request(viewer_token, tree_active, ac
     assert response.content.decode() == TREE_YAML
 
 
-def test_config_as_json_is_the_parsed_document(viewer_token, tree_active):
+def test_config_as_json_is_the_parsed_document(viewer_token, active_tree):
     response = viewer_token.get("/ws/v1/config", HTTP_ACCEPT="application/json")
 
     assert response.status_code == 200
@@ -244,7 +244,7 @@ def test_config_as_json_is_the_parsed_document(viewer_token, tree_active):
     assert [limit["limit"] for limit in eng["limits"]] == ["alice", "everyone else", "ml group"]
 
 
-def test_config_follows_the_active_version(viewer_token, tree_active):
+def test_config_follows_the_active_version(viewer_token, active_tree):
     config_apply(yaml_text=SMALL_YAML, author=None, base_version=1)
 
     assert viewer_token.get("/ws/v1/config").content.decode() == SMALL_YAML

@@ -59,7 +59,7 @@ def page(browser):
 @pytest.fixture
 def log_in(page, live_server):
     """Log ``user`` in through the login form, as a person would."""
-    from tests.conftest import PERSONA_PASSWORD
+    from tests.personas import PERSONA_PASSWORD
 
     def log_in_as(user) -> None:
         page.goto(f"{live_server.url}/accounts/login/")
@@ -75,8 +75,8 @@ def log_in(page, live_server):
 def demo_server(tmp_path_factory):
     """A real ``manage.py demo`` (websockets need it; the test live server has none) with the
     usage pages' config, for the tests of one module."""
+    from tests.configs import PAGES_YAML
     from tests.server_process import ServerProcess, free_port
-    from tests.usage.pages import PAGES_YAML
 
     process = ServerProcess(tmp_path_factory.mktemp("demo"), free_port(), config_yaml=PAGES_YAML)
     process.start()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.config.conftest import SMALL_YAML
+from tests.configs import SMALL_YAML
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

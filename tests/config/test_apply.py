@@ -5,8 +5,8 @@ import pytest
 from quotaweb.config.models import ActiveConfig, ConfigVersion, LimitEntry, Queue
 from quotaweb.config.selectors import active_version
 from quotaweb.config.services import config_apply
-from tests.config.conftest import SMALL_YAML
 from tests.config_rows import config_from_rows
+from tests.configs import SMALL_YAML
 from trackers import parse_config
 
 pytestmark = pytest.mark.django_db

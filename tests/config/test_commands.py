@@ -8,7 +8,7 @@ from django.core.management.base import CommandError
 
 from quotaweb.config.models import ConfigVersion
 from quotaweb.config.selectors import ERR_NO_CONFIG, ERR_NO_VERSION
-from tests.config.conftest import SMALL_YAML
+from tests.configs import SMALL_YAML
 
 pytestmark = pytest.mark.django_db
 

@@ -4,7 +4,7 @@ import pytest
 
 from quotaweb.config.models import ActiveConfig, ConfigVersion
 from quotaweb.config.services import ConfigConflict, config_apply, limit_update, queue_update
-from tests.config.conftest import SMALL_YAML
+from tests.configs import SMALL_YAML
 
 pytestmark = pytest.mark.django_db
 

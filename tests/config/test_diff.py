@@ -4,7 +4,7 @@ import pytest
 
 from quotaweb.config.selectors import config_diff, version_get
 from quotaweb.config.services import config_apply
-from tests.config.conftest import SMALL_YAML
+from tests.configs import SMALL_YAML
 
 NEWER = (
     SMALL_YAML.replace("maxapplications: 6", "maxapplications: 8")

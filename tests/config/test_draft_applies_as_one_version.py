@@ -101,7 +101,7 @@ def test_two_admins_from_the_same_version_the_second_is_refused_and_told_what_ch
     assert second.status_code == 409
     assert "Someone else applied a change first" in html
     assert "version 2 is active now" in html
-    assert 'data-conflict-author>admin<' in html
+    assert 'data-conflict-author>ada<' in html
     assert 'data-queue="root.eng.data" ' in html or 'data-queue="root.eng.data">' in html
     assert ConfigVersion.objects.count() == 2
     assert Draft.objects.get(author=staff_admin).base_version == 1  # kept, to be rebased

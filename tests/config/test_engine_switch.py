@@ -3,7 +3,7 @@
 import pytest
 
 from quotaweb.config.services import config_apply
-from tests.config.conftest import SMALL_YAML
+from tests.configs import SMALL_YAML
 from trackers import Engine, parse_config
 
 pytestmark = pytest.mark.django_db

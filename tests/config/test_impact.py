@@ -5,7 +5,7 @@ import pytest
 from quotaweb.config.selectors import config_impact
 from quotaweb.config.services import config_apply, config_validate
 from quotaweb.engine.gateway import engines_load
-from tests.config.conftest import SMALL_YAML
+from tests.configs import SMALL_YAML
 
 pytestmark = pytest.mark.django_db
 

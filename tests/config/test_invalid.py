@@ -4,7 +4,7 @@ import pytest
 
 from quotaweb.config.models import ConfigVersion, Queue
 from quotaweb.config.services import ERR_EMPTY, ConfigRejected, config_apply
-from tests.config.conftest import SMALL_YAML
+from tests.configs import SMALL_YAML
 
 pytestmark = pytest.mark.django_db
 

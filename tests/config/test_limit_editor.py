@@ -9,16 +9,10 @@ import pytest
 from django.urls import reverse
 
 from quotaweb.config.models import ConfigVersion, Draft
-from tests.config.pages import CAPPED_YAML, apply
 
 pytestmark = pytest.mark.django_db
 
 ML = reverse("config:queue", args=["default", "root.eng.ml"])
-
-
-@pytest.fixture
-def capped(db):
-    return apply(CAPPED_YAML)
 
 
 def _entry(prefix: str, **values) -> dict[str, str]:
@@ -36,13 +30,13 @@ def _staged(admin) -> list[dict]:
     return Draft.objects.get(author=admin).edits
 
 
-def test_a_new_entry_goes_before_the_first_wildcard_by_default(quota_admin_client, capped):
+def test_a_new_entry_goes_before_the_first_wildcard_by_default(quota_admin_client, capped_tree):
     html = quota_admin_client.get(ML).content.decode()
     assert '<option value="1" selected>2: before “everyone else”</option>' in html
 
 
 def test_a_new_entry_is_staged_with_names_split_on_commas_and_spaces(
-    quota_admin_client, admin, capped
+    quota_admin_client, admin, capped_tree
 ):
     response = quota_admin_client.post(ML, {"action": "limit-add", "new-limit-position": "1",
                                             **_entry(
@@ -62,7 +56,7 @@ def test_a_new_entry_is_staged_with_names_split_on_commas_and_spaces(
     ]
 
 
-def test_a_named_user_after_a_wildcard_entry_is_shown_on_users(quota_admin_client, capped):
+def test_a_named_user_after_a_wildcard_entry_is_shown_on_users(quota_admin_client, capped_tree):
     response = quota_admin_client.post(ML, {"action": "limit-add", "new-limit-position": "4",
                                             **_entry("new-limit", users="bob",
                                                      max_applications="1")})
@@ -73,7 +67,7 @@ def test_a_named_user_after_a_wildcard_entry_is_shown_on_users(quota_admin_clien
 
 
 def test_a_user_limit_above_the_queue_max_is_shown_on_max_resources(
-    quota_admin_client, admin, capped
+    quota_admin_client, admin, capped_tree
 ):
     # root.eng.ml caps vcore at 20; a user limit of 30 vcore goes above it (rule L12).
     response = quota_admin_client.post(ML, {"action": "limit-add", "new-limit-position": "1",
@@ -90,7 +84,7 @@ def test_a_user_limit_above_the_queue_max_is_shown_on_max_resources(
     assert ConfigVersion.objects.count() == 1
 
 
-def test_a_named_user_after_the_wildcard_is_shown_on_users(quota_admin_client, capped):
+def test_a_named_user_after_the_wildcard_is_shown_on_users(quota_admin_client, capped_tree):
     response = quota_admin_client.post(ML, {"action": "limit-save", "index": "1", **_entry(
         "limit-1", description="everyone else", users="*, zed", max_resources="memory: 2G",
         max_applications="1",
@@ -104,7 +98,7 @@ def test_a_named_user_after_the_wildcard_is_shown_on_users(quota_admin_client, c
     assert 'value="*, zed"' in html
 
 
-def test_changing_an_entry_stages_only_the_changed_fields(quota_admin_client, admin, capped):
+def test_changing_an_entry_stages_only_the_changed_fields(quota_admin_client, admin, capped_tree):
     response = quota_admin_client.post(ML, {"action": "limit-save", "index": "0", **_entry(
         "limit-0", description="lead", users="alice", max_resources="memory: 8G, vcore: 4",
         max_applications="2",
@@ -115,14 +109,14 @@ def test_changing_an_entry_stages_only_the_changed_fields(quota_admin_client, ad
                               "values": {"max_applications": 2}}
 
 
-def test_moving_and_removing_entries(quota_admin_client, admin, capped):
+def test_moving_and_removing_entries(quota_admin_client, admin, capped_tree):
     quota_admin_client.post(ML, {"action": "limit-up", "index": "2"})
     quota_admin_client.post(ML, {"action": "limit-delete", "index": "0"})
     assert [r["kind"] for r in _staged(admin)] == ["limit_move", "limit_delete"]
     assert _entries(quota_admin_client) == ["1. ml group", "2. everyone else", "3. other groups"]
 
 
-def test_moving_a_named_entry_below_the_wildcard_is_refused(quota_admin_client, capped):
+def test_moving_a_named_entry_below_the_wildcard_is_refused(quota_admin_client, capped_tree):
     response = quota_admin_client.post(ML, {"action": "limit-down", "index": "0"})
     assert response.status_code == 400
     assert "(rule L4)" in response.content.decode()
@@ -130,7 +124,7 @@ def test_moving_a_named_entry_below_the_wildcard_is_refused(quota_admin_client, 
 
 
 def test_removing_the_named_group_a_group_wildcard_needs_is_refused(
-    quota_admin_client, admin, capped
+    quota_admin_client, admin, capped_tree
 ):
     response = quota_admin_client.post(ML, {"action": "limit-delete", "index": "2"})
     assert response.status_code == 400
@@ -138,7 +132,7 @@ def test_removing_the_named_group_a_group_wildcard_needs_is_refused(
     assert not Draft.objects.exists()
 
 
-def test_an_index_that_is_not_an_entry_is_a_400(quota_admin_client, capped):
+def test_an_index_that_is_not_an_entry_is_a_400(quota_admin_client, capped_tree):
     for index in ("9", "-1", "x", ""):
         response = quota_admin_client.post(ML, {"action": "limit-delete", "index": index})
         assert response.status_code == 400

@@ -5,18 +5,19 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from tests.config.pages import CAPPED_YAML, apply, posting_forms
+from tests.config.pages import apply, posting_forms
+from tests.configs import CAPPED_TREE_YAML
 
 pytestmark = pytest.mark.django_db
 
 HISTORY = reverse("config:versions")
-TIGHTER = CAPPED_YAML.replace("maxresources: {memory: 2G}", "maxresources: {memory: 1G}")
+TIGHTER = CAPPED_TREE_YAML.replace("maxresources: {memory: 2G}", "maxresources: {memory: 1G}")
 
 
 @pytest.fixture
 def three_versions(admin, django_user_model):
     bob = django_user_model.objects.create_user("bob", password="pw")
-    first = apply(CAPPED_YAML, author=admin, comment="first import")
+    first = apply(CAPPED_TREE_YAML, author=admin, comment="first import")
     second = apply(TIGHTER, author=bob, comment="tighten the wildcard user")
     third = apply(
         TIGHTER.replace("          - name: training\n",
@@ -74,7 +75,7 @@ def test_yaml_download_headers(viewer_client, three_versions):
     assert response.status_code == 200
     assert response["Content-Type"].startswith("application/yaml")
     assert response["Content-Disposition"] == 'attachment; filename="quotaweb-config-v1.yaml"'
-    assert response.content.decode() == CAPPED_YAML
+    assert response.content.decode() == CAPPED_TREE_YAML
 
 
 def test_diff_shows_a_changed_limit(viewer_client, three_versions):

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from tests.config.pages import CAPPED_YAML, apply, posting_forms
+from tests.config.pages import apply, posting_forms
+from tests.configs import CAPPED_TREE_YAML
 
 pytestmark = pytest.mark.django_db
 
@@ -49,7 +50,7 @@ def test_viewer_sees_no_edit_controls(viewer_client, sample_yaml):
 
 
 def test_each_queue_shows_max_guaranteed_apps_and_limit_count(viewer_client):
-    apply(CAPPED_YAML)
+    apply(CAPPED_TREE_YAML)
     html = viewer_client.get(TREE).content.decode()
     ml = html.split('data-path="root.eng.ml"', 1)[1].split("</li>", 1)[0]
     assert "guaranteed memory 10 GB" in ml
@@ -62,7 +63,7 @@ def test_each_queue_shows_max_guaranteed_apps_and_limit_count(viewer_client):
 
 
 def test_search_marks_matches_and_opens_their_ancestors(viewer_client):
-    apply(CAPPED_YAML)
+    apply(CAPPED_TREE_YAML)
     response = viewer_client.get(TREE, {"q": "M"})
     html = response.content.decode()
     assert "1 queue match “m”" in html
@@ -74,7 +75,7 @@ def test_search_marks_matches_and_opens_their_ancestors(viewer_client):
 
 
 def test_tree_page_loads_its_script_as_a_module(viewer_client):
-    apply(CAPPED_YAML)
+    apply(CAPPED_TREE_YAML)
     html = viewer_client.get(TREE).content.decode()
     assert '<script type="module" src="/static/js/queue-tree.js"></script>' in html
 

@@ -8,18 +8,12 @@ from django.urls import reverse
 
 from quotaweb.config import views
 from quotaweb.config.models import ConfigVersion, Draft
-from tests.config.pages import CAPPED_YAML, apply
 
 pytestmark = pytest.mark.django_db
 
 
 def _url(path: str, partition: str = "default") -> str:
     return reverse("config:queue", args=[partition, path])
-
-
-@pytest.fixture
-def capped(db):
-    return apply(CAPPED_YAML)
 
 
 def _queue_post(**values):
@@ -32,7 +26,7 @@ def _queue_post(**values):
     return data
 
 
-def test_admin_sees_the_forms_prefilled_with_the_written_values(quota_admin_client, capped):
+def test_admin_sees_the_forms_prefilled_with_the_written_values(quota_admin_client, capped_tree):
     html = quota_admin_client.get(_url("root.eng.ml")).content.decode()
     assert 'name="queue-max" value="vcore: 20, nvidia.com/gpu: 4"' in html
     assert 'name="queue-max_applications" value="5"' in html
@@ -40,12 +34,12 @@ def test_admin_sees_the_forms_prefilled_with_the_written_values(quota_admin_clie
     assert 'data-wildcard-help' in html
 
 
-def test_a_valid_change_is_staged_not_applied(quota_admin_client, admin, capped):
+def test_a_valid_change_is_staged_not_applied(quota_admin_client, admin, capped_tree):
     response = quota_admin_client.post(_url("root.eng.ml"), _queue_post(max="vcore: 10"))
     assert response.status_code == 302
     assert response["Location"] == _url("root.eng.ml")
     draft = Draft.objects.get(author=admin)
-    assert draft.base_version == capped.number
+    assert draft.base_version == capped_tree.number
     assert draft.edits == [{
         "kind": "queue_update",
         "args": {"partition": "default", "queue_path": "root.eng.ml",
@@ -57,13 +51,13 @@ def test_a_valid_change_is_staged_not_applied(quota_admin_client, admin, capped)
     assert "(written vcore: 10)" in page
 
 
-def test_an_unchanged_form_stages_nothing(quota_admin_client, admin, capped):
+def test_an_unchanged_form_stages_nothing(quota_admin_client, admin, capped_tree):
     response = quota_admin_client.post(_url("root.eng.ml"), _queue_post(), follow=True)
     assert views.NOTHING_CHANGED in response.content.decode()
     assert not Draft.objects.filter(author=admin).exists()
 
 
-def test_a_max_above_the_parent_is_shown_on_the_max_field(quota_admin_client, admin, capped):
+def test_a_max_above_the_parent_is_shown_on_the_max_field(quota_admin_client, admin, capped_tree):
     response = quota_admin_client.post(_url("root.eng.ml"), _queue_post(max="vcore: 80"))
     html = response.content.decode()
     assert response.status_code == 400
@@ -75,14 +69,14 @@ def test_a_max_above_the_parent_is_shown_on_the_max_field(quota_admin_client, ad
     assert not Draft.objects.filter(author=admin).exists()
 
 
-def test_a_malformed_resource_list_is_a_form_error(quota_admin_client, admin, capped):
+def test_a_malformed_resource_list_is_a_form_error(quota_admin_client, admin, capped_tree):
     response = quota_admin_client.post(_url("root.eng.ml"), _queue_post(max="lots"))
     assert response.status_code == 400
     assert "could not read &#x27;lots&#x27;" in response.content.decode()
     assert not Draft.objects.exists()
 
 
-def test_a_bad_quantity_is_shown_on_its_field(quota_admin_client, capped):
+def test_a_bad_quantity_is_shown_on_its_field(quota_admin_client, capped_tree):
     response = quota_admin_client.post(_url("root.eng.ml"), _queue_post(guaranteed="memory: 10X"))
     assert response.status_code == 400
     html = response.content.decode()
@@ -91,7 +85,7 @@ def test_a_bad_quantity_is_shown_on_its_field(quota_admin_client, capped):
 
 
 def test_renaming_goes_to_the_new_path_and_a_duplicate_name_is_refused(
-    quota_admin_client, admin, capped
+    quota_admin_client, admin, capped_tree
 ):
     response = quota_admin_client.post(_url("root.eng.web"), _queue_post(
         name="ML", guaranteed="", max="", max_applications="10",
@@ -105,7 +99,7 @@ def test_renaming_goes_to_the_new_path_and_a_duplicate_name_is_refused(
     assert quota_admin_client.get(_url("root.eng.frontend")).status_code == 200
 
 
-def test_adding_a_child_queue_opens_it_from_the_draft(quota_admin_client, admin, capped):
+def test_adding_a_child_queue_opens_it_from_the_draft(quota_admin_client, admin, capped_tree):
     response = quota_admin_client.post(_url("root.eng"), {
         "action": "child-add", "child-name": "data", "child-max": "memory: 20G",
         "child-max_applications": "3",
@@ -116,7 +110,7 @@ def test_adding_a_child_queue_opens_it_from_the_draft(quota_admin_client, admin,
     assert ConfigVersion.objects.count() == 1
 
 
-def test_a_child_without_the_max_applications_its_parent_requires(quota_admin_client, capped):
+def test_a_child_without_the_max_applications_its_parent_requires(quota_admin_client, capped_tree):
     response = quota_admin_client.post(_url("root.eng"), {
         "action": "child-add", "child-name": "data",
     })
@@ -126,14 +120,14 @@ def test_a_child_without_the_max_applications_its_parent_requires(quota_admin_cl
     assert "the parent queue root.eng allows 10: set a value from 1 to 10" in html
 
 
-def test_deleting_a_queue_stages_it_and_goes_to_the_parent(quota_admin_client, admin, capped):
+def test_deleting_a_queue_stages_it_and_goes_to_the_parent(quota_admin_client, admin, capped_tree):
     response = quota_admin_client.post(_url("root.eng.web"), {"action": "queue-delete"})
     assert response["Location"] == _url("root.eng")
     assert quota_admin_client.get(_url("root.eng.web")).status_code == 404
     assert Draft.objects.get(author=admin).edits[0]["kind"] == "queue_delete"
 
 
-def test_the_root_cannot_be_deleted_and_its_form_has_no_name(quota_admin_client, capped):
+def test_the_root_cannot_be_deleted_and_its_form_has_no_name(quota_admin_client, capped_tree):
     html = quota_admin_client.get(_url("root")).content.decode()
     assert 'name="queue-name"' not in html
     assert 'value="queue-delete"' not in html
@@ -142,7 +136,7 @@ def test_the_root_cannot_be_deleted_and_its_form_has_no_name(quota_admin_client,
     assert "the root queue cannot be deleted" in response.content.decode()
 
 
-def test_an_unknown_action_is_a_400_that_changes_nothing(quota_admin_client, capped):
+def test_an_unknown_action_is_a_400_that_changes_nothing(quota_admin_client, capped_tree):
     response = quota_admin_client.post(_url("root.eng"), {"action": "explode"})
     assert response.status_code == 400
     assert "There is no action &#x27;explode&#x27; here" in response.content.decode()

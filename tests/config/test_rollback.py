@@ -10,8 +10,8 @@ from quotaweb.config.services import (
     config_rollback,
     limit_update,
 )
-from tests.config.conftest import SMALL_YAML
 from tests.config_rows import config_from_rows
+from tests.configs import SMALL_YAML
 from trackers import parse_config
 
 pytestmark = pytest.mark.django_db

@@ -8,8 +8,8 @@ from django.urls import reverse
 
 from quotaweb.config.models import ConfigVersion
 from quotaweb.engine.gateway import engines_get
-from tests.config.conftest import SMALL_YAML
 from tests.config.pages import apply
+from tests.configs import SMALL_YAML
 
 pytestmark = pytest.mark.django_db
 

@@ -6,8 +6,7 @@ from quotaweb.config.models import ConfigVersion
 from quotaweb.config.services import config_apply
 from quotaweb.core.services import INITIAL_IMPORT_COMMENT, engines_start
 from quotaweb.engine.gateway import engines_reset
-from tests.config.conftest import SMALL_YAML
-from tests.conftest import SAMPLE_CONFIG
+from tests.configs import SAMPLE_CONFIG, SMALL_YAML
 
 pytestmark = pytest.mark.django_db
 

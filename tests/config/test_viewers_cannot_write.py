@@ -8,30 +8,25 @@ from django.test import Client
 from django.urls import reverse
 
 from quotaweb.config.models import ConfigVersion, Draft
-from tests.config.pages import CAPPED_YAML, apply, posting_forms
+from tests.config.pages import posting_forms
 
 pytestmark = pytest.mark.django_db
 
 ML = reverse("config:queue", args=["default", "root.eng.ml"])
 
 
-@pytest.fixture
-def capped(db):
-    return apply(CAPPED_YAML)
-
-
 @pytest.mark.parametrize(
     "action", ["queue-save", "child-add", "queue-delete", "limit-add", "limit-save",
                "limit-delete", "limit-up", "limit-down"],
 )
-def test_every_queue_action_is_refused(viewer_client, capped, action):
+def test_every_queue_action_is_refused(viewer_client, capped_tree, action):
     response = viewer_client.post(ML, {"action": action, "index": "0", "child-name": "x"})
     assert response.status_code == 403
     assert "Only quota admins can make changes" in response.content.decode()
     assert not Draft.objects.exists()
 
 
-def test_forged_with_a_valid_csrf_token(viewer, capped):
+def test_forged_with_a_valid_csrf_token(viewer, capped_tree):
     client = Client(enforce_csrf_checks=True)
     client.force_login(viewer)
     page = client.get(ML)
@@ -43,13 +38,13 @@ def test_forged_with_a_valid_csrf_token(viewer, capped):
 
 
 @pytest.mark.parametrize("name", ["config:tree", "config:versions", "config:yaml"])
-def test_pages_show_no_edit_controls(viewer_client, capped, name):
+def test_pages_show_no_edit_controls(viewer_client, capped_tree, name):
     html = viewer_client.get(reverse(name)).content.decode()
     assert posting_forms(html) == []
     assert "data-read-only" in html
 
 
-def test_an_admin_without_csrf_token_is_refused_too(admin, capped):
+def test_an_admin_without_csrf_token_is_refused_too(admin, capped_tree):
     client = Client(enforce_csrf_checks=True)
     client.force_login(admin)
     response = client.post(ML, {"action": "queue-delete"})

@@ -9,8 +9,8 @@ from django.urls import reverse
 
 from quotaweb.config import forms
 from quotaweb.config.models import ConfigVersion
-from tests.config.conftest import SMALL_YAML
 from tests.config.pages import posting_forms
+from tests.configs import SMALL_YAML
 
 pytestmark = pytest.mark.django_db
 

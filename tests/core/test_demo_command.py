@@ -10,7 +10,7 @@ from quotaweb.config.models import ConfigVersion  # noqa: E402
 from quotaweb.config.services import ConfigRejected  # noqa: E402
 from quotaweb.core.services import engines_start  # noqa: E402
 from quotaweb.engine.gateway import engines_get, engines_loaded  # noqa: E402
-from tests.conftest import SAMPLE_CONFIG  # noqa: E402
+from tests.configs import SAMPLE_CONFIG  # noqa: E402
 
 
 def test_sample_config_validates(sample_yaml):

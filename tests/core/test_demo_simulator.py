@@ -15,7 +15,7 @@ from django.db import connections
 from quotaweb.allocations.models import Allocation
 from quotaweb.core.simulator import simulator_start
 from quotaweb.engine.gateway import engines_get
-from tests.conftest import SAMPLE_CONFIG
+from tests.configs import SAMPLE_CONFIG
 from tests.core.simulator_support import all_events, kinds, usage_left
 
 THREAD_NAME = "quotaweb-simulator"

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from quotaweb.core.simulator import LOG_DRAINED
-from tests.conftest import SAMPLE_CONFIG
+from tests.configs import SAMPLE_CONFIG
 from tests.server_process import ServerProcess, free_port
 
 LEDGER_ROWS = (

@@ -39,7 +39,7 @@ def test_counts_allocations_denials_and_applies(admin_api, capped_engines, clien
 
 def test_config_applies_are_counted_with_their_time(client, capped_engines):
     from quotaweb.config.services import config_apply
-    from tests.api.allocation_support import CAPPED_YAML
+    from tests.configs import CAPPED_YAML
 
     # capped_engines applied version 1; this is the second apply.
     config_apply(yaml_text=CAPPED_YAML.replace("10Gi", "12Gi"), author=None, base_version=1)

@@ -10,7 +10,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from quotaweb.core.simulator import HttpTarget, Simulator, drive
-from tests.conftest import SAMPLE_CONFIG
+from tests.configs import SAMPLE_CONFIG
 from tests.server_process import ServerProcess, free_port
 
 

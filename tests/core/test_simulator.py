@@ -17,17 +17,8 @@ from quotaweb.core.simulator import (
     population_build,
 )
 from quotaweb.engine.gateway import engines_get
-from tests.conftest import SAMPLE_CONFIG
 from tests.core.simulator_support import all_events, kinds, run_for, usage_left
 from trackers import parse_config
-
-
-@pytest.fixture
-def sample_engines(db):
-    """The sample configuration as version 1, engines started from it (as the demo does)."""
-    from quotaweb.core.services import engines_start
-
-    return engines_start(config_path=SAMPLE_CONFIG)
 
 
 def _allocated_resource(partition: str) -> dict[str, int]:
@@ -57,7 +48,7 @@ def test_population_comes_from_the_limits_plus_generated_wildcard_users(sample_y
     assert population_build(partition, generated=5, seed="s") == population
 
 
-@pytest.mark.usefixtures("sample_engines")
+@pytest.mark.usefixtures("active_sample")
 def test_minutes_of_load_allocate_release_and_deny_and_drain_to_zero():
     simulator = Simulator(InProcessTarget("default"), rate=20, seed=1)
 
@@ -105,7 +96,7 @@ def test_minutes_of_load_allocate_release_and_deny_and_drain_to_zero():
     assert simulator.stats.allocated > allocated
 
 
-@pytest.mark.usefixtures("sample_engines")
+@pytest.mark.usefixtures("active_sample")
 def test_the_same_seed_gives_the_same_load():
     from quotaweb.core.services import engines_start
 
@@ -123,7 +114,7 @@ def test_the_same_seed_gives_the_same_load():
     assert one_run() == first
 
 
-@pytest.mark.usefixtures("sample_engines")
+@pytest.mark.usefixtures("active_sample")
 def test_it_follows_configuration_changes_while_running(sample_yaml):
     from quotaweb.config.services import config_apply
 
@@ -168,7 +159,7 @@ def test_it_follows_configuration_changes_while_running(sample_yaml):
     assert usage_left("gpu") == []
 
 
-@pytest.mark.usefixtures("sample_engines")
+@pytest.mark.usefixtures("active_sample")
 def test_a_refused_allocation_is_logged_and_the_load_goes_on(caplog):
     from quotaweb.allocations.services import allocation_create, allocation_request
 

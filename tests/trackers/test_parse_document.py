@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from tests.conftest import SAMPLE_CONFIG
+from tests.configs import SAMPLE_CONFIG
 from trackers import ConfigError, parse_config, parse_document, validate_config
 from trackers.config import write_yaml
 

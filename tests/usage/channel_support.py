@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.api.allocation_support import CAPPED_YAML, body
+from tests.api.allocation_support import body
+from tests.configs import CAPPED_YAML
 from tests.redis_server import RedisServer, redis_server_or_skip
 from tests.server_process import ServerProcess, free_port
 from tests.ws_client import WebSocket

@@ -1,50 +1,14 @@
-"""Shared pieces of the usage page tests: a config with caps on several levels, a group wildcard
-and a second partition, and a few allocations that make every page show something."""
+"""Shared pieces of the usage page tests: their config (``PAGES_YAML`` in ``tests/configs.py``,
+caps on several levels, a group wildcard and a second partition) stored and started, and a few
+allocations that make every page show something."""
 
 from __future__ import annotations
 
 import re
 
-GiB = 2**30
+from tests.configs import PAGES_YAML
 
-PAGES_YAML = """\
-partitions:
-  - name: default
-    queues:
-      - name: root
-        limits:
-          - limit: everyone
-            users: ["*"]
-            maxresources: {memory: 20Gi}
-            maxapplications: 5
-        queues:
-          - name: eng
-            maxapplications: 10
-            resources:
-              max: {memory: 100Gi, vcore: "100"}
-            limits:
-              - limit: alice
-                users: [alice]
-                maxresources: {memory: 10Gi, vcore: "8"}
-                maxapplications: 2
-              - limit: ml
-                groups: [ml]
-                maxresources: {memory: 16Gi}
-              - limit: other groups
-                groups: ["*"]
-                maxresources: {memory: 8Gi}
-            queues:
-              - name: ml
-                maxapplications: 5
-              - name: web
-                maxapplications: 5
-          - name: ops
-  - name: gpu
-    queues:
-      - name: root
-        queues:
-          - name: training
-"""
+GiB = 2**30
 
 # A user name with every character that needs care in a URL.
 ODD_USER = "ci/runner@corp#1:x"

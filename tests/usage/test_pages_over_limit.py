@@ -14,7 +14,8 @@ from django.utils.html import escape
 from quotaweb.usage import page_selectors, views
 from quotaweb.usage.services import usage_sample
 from tests.config.pages import posting_forms
-from tests.usage.pages import PAGES_YAML, GiB, allocate, engines_busy, engines_pages, keys, row
+from tests.configs import PAGES_YAML
+from tests.usage.pages import GiB, allocate, engines_busy, engines_pages, keys, row
 
 pytestmark = pytest.mark.django_db
 

@@ -10,7 +10,7 @@ from django.test import override_settings
 
 from quotaweb.teams.services import team_link_create, team_link_revoke
 from quotaweb.usage import consumers
-from tests.usage.conftest import live_socket
+from tests.usage.socket_support import live_socket
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 

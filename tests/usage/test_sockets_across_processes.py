@@ -11,7 +11,8 @@ from urllib.parse import urlparse
 
 import pytest
 
-from tests.api.allocation_support import CAPPED_YAML, GiB, body
+from tests.api.allocation_support import GiB, body
+from tests.configs import CAPPED_YAML
 from tests.server_process import ServerProcess, free_port
 from tests.ws_client import WebSocket
 

@@ -14,7 +14,8 @@ from quotaweb.allocations.services import allocation_request
 from quotaweb.config.services import config_apply
 from quotaweb.usage import selectors, services
 from quotaweb.usage.models import OverLimit, UsageSample
-from tests.api.allocation_support import CAPPED_YAML, GiB, body
+from tests.api.allocation_support import GiB, body
+from tests.configs import CAPPED_YAML
 
 pytestmark = pytest.mark.django_db
 
