@@ -33,7 +33,7 @@ from django.conf import settings
 from quotaweb.accounts.models import TeamLink
 from quotaweb.accounts.roles import is_viewer
 from quotaweb.accounts.selectors import team_link_active
-from quotaweb.engine.gateway import EngineNotLoaded, engines_get
+from quotaweb.engine.gateway import ERR_NOT_LOADED, ERR_PARTITION, EngineNotLoaded, engines_get
 from quotaweb.usage.broadcaster import broadcaster_get
 from quotaweb.usage.owner import (
     ENGINE_CHANNEL,
@@ -47,8 +47,6 @@ from quotaweb.usage.scopes import Scope, ScopeInvalid, scope_parse
 ERR_JSON = "messages must be JSON objects with a type: {detail}"
 ERR_TYPE = "unknown message type {type!r}: use subscribe, unsubscribe, resync or ping"
 ERR_NOT_SUBSCRIBED = "not subscribed to {scope}; subscribe first"
-ERR_PARTITION = "partition {partition!r} is not configured"
-ERR_STARTING = "the quota engines are still starting; reconnect in a moment"
 ERR_LINK_SCOPE = "this team link shows only {scope} in partition {partition}"
 ERR_REVOKED = "your access ended (the link was revoked, or the token or account removed)"
 MAX_SCOPES = 64
@@ -147,7 +145,7 @@ class UsageConsumer(AsyncJsonWebsocketConsumer):
         try:
             known = await _partition_known(self.partition)
         except EngineNotLoaded:
-            await self._fail(ERR_STARTING, CLOSE_STARTING)
+            await self._fail(ERR_NOT_LOADED, CLOSE_STARTING)
             return
         if not known:
             await self._fail(ERR_PARTITION.format(partition=self.partition), CLOSE_NOT_FOUND)

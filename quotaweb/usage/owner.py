@@ -24,7 +24,7 @@ from typing import Any
 
 from channels.layers import get_channel_layer
 
-from quotaweb.engine.gateway import EngineNotLoaded, UnknownPartition
+from quotaweb.engine.gateway import ERR_PARTITION, EngineNotLoaded, UnknownPartition
 from quotaweb.usage.broadcaster import broadcaster_get
 from quotaweb.usage.scopes import ScopeInvalid, scope_parse
 
@@ -39,7 +39,6 @@ HEARTBEAT_SECONDS = 2.0
 OWNER_SILENT_SECONDS = 3 * HEARTBEAT_SECONDS + 1.0
 RETRY_FIRST_SECONDS = 0.2
 RETRY_MAX_SECONDS = 5.0
-ERR_PARTITION = "partition {partition!r} is not configured"
 
 
 def _text(message: dict[str, Any]) -> dict[str, str]:

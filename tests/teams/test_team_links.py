@@ -7,6 +7,7 @@ import pytest
 
 from quotaweb.accounts.models import TeamLink
 from quotaweb.accounts.selectors import team_link_active
+from quotaweb.engine.gateway import ERR_PARTITION
 from quotaweb.teams import services
 from quotaweb.teams.selectors import team_links_list
 
@@ -34,7 +35,7 @@ def test_a_link_is_made_with_an_unguessable_token(admin, capped_engines):
         ({"kind": "user", "name": "bad name"},
          services.ERR_NAME.format(name="bad name", kind="user")),
         ({"kind": "group", "name": "ml", "partition": "nope"},
-         services.ERR_PARTITION.format(partition="nope")),
+         ERR_PARTITION.format(partition="nope")),
     ],
 )
 def test_invalid_links_are_refused(admin, capped_engines, kwargs, message):

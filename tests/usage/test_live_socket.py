@@ -12,10 +12,11 @@ from channels.testing import WebsocketCommunicator
 
 from quotaweb.allocations import services
 from quotaweb.allocations.services import allocation_request
+from quotaweb.engine.gateway import ERR_NOT_LOADED, ERR_PARTITION
 from quotaweb.usage import consumers
 from quotaweb.usage.broadcaster import INTERVAL
 from tests.api.allocation_support import GiB, body
-from tests.usage.socket_support import live_socket
+from tests.usage.conftest import live_socket
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -149,8 +150,19 @@ async def test_an_unknown_partition_says_so_and_closes(token):
     connected, _ = await socket.connect()
     assert connected
     answer = await socket.receive_json_from(timeout=2)
-    assert answer == {"type": "error", "message": consumers.ERR_PARTITION.format(partition="nope")}
+    assert answer == {"type": "error", "message": ERR_PARTITION.format(partition="nope")}
     assert (await socket.receive_output(timeout=2))["code"] == consumers.CLOSE_NOT_FOUND
+
+
+async def test_before_the_engines_start_the_socket_says_so_and_closes(admin):
+    from rest_framework.authtoken.models import Token
+
+    key = (await sync_to_async(Token.objects.create)(user=admin)).key
+    socket = live_socket(key)
+    connected, _ = await socket.connect()
+    assert connected
+    assert await socket.receive_json_from(timeout=2) == {"type": "error", "message": ERR_NOT_LOADED}
+    assert (await socket.receive_output(timeout=2))["code"] == consumers.CLOSE_STARTING
 
 
 async def test_the_events_snapshot_holds_the_newest_events(token, monkeypatch):
