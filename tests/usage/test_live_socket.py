@@ -16,7 +16,7 @@ from quotaweb.engine.gateway import ERR_NOT_LOADED, ERR_PARTITION
 from quotaweb.usage import consumers
 from quotaweb.usage.broadcaster import INTERVAL
 from tests.api.allocation_support import GiB, body
-from tests.usage.conftest import live_socket
+from tests.usage.socket_support import live_socket
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
