@@ -9,7 +9,7 @@ relays them.
 
 The socket outlives the channel layer's faults. A failed send to the layer is logged and the
 socket stays open; when the layer is back after an outage (``layer.reconnected``, see
-``quotaweb.usage.layer``) it re-joins its groups and sends fresh snapshots, since a restarted
+``quotaweb.channel_layer``) it re-joins its groups and sends fresh snapshots, since a restarted
 Redis has forgotten both. In "channel" mode it also listens to the engine owner's heartbeat: when
 it has heard none for ``OWNER_SILENT_SECONDS`` it tells the browser its figures are ``stale``,
 and when the owner is back (heartbeats again, or from a new start) it watches its scopes again,
