@@ -21,6 +21,8 @@ import time
 
 from channels_redis.core import RedisChannelLayer
 from redis import exceptions as redis_errors
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
 
 logger = logging.getLogger(__name__)
 
@@ -46,6 +48,13 @@ def redis_host(url: str) -> dict:
         # for 30 s answers a PING before it is used again.
         "socket_keepalive": True,
         "health_check_interval": 30,
+        # After Redis restarts, every pooled connection is dead but only says so when used: a
+        # command on one reconnects and goes again instead of failing (a socket's re-watch, the
+        # owner's answer to it). Timeouts are not retried: a slow Redis is not a closed socket.
+        "retry": Retry(
+            ExponentialBackoff(cap=1.0, base=0.05), 3,
+            supported_errors=(redis_errors.ConnectionError,),
+        ),
     }
 
 
