@@ -1,5 +1,8 @@
 """Simulated scheduler load: users with bursty applications, some asking beyond their limits.
 
+One piece (a little over 700 lines): the population, the application model, the pacing and the
+two targets are one simulation and change together; split, each part would need the others.
+
 A ``Simulator`` plays one partition. Its people come from the active configuration: every user and
 group named in a limit, plus generated users (``user-01`` ...) who fall under the wildcard limits.
 Each submits applications to a few leaf queues: an application is a burst of identical

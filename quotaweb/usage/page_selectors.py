@@ -23,7 +23,7 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone
 
-from quotaweb.config.selectors import partition_queues
+from quotaweb.config.queue_tree import partition_queues
 from quotaweb.engine.gateway import Gateway, engines_get
 from quotaweb.engine.live import EVENTS_KEPT
 from quotaweb.usage import sparks

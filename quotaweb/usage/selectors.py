@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from quotaweb.config.selectors import partition_queues
+from quotaweb.config.queue_tree import partition_queues
 from quotaweb.engine.gateway import engines_get
 from quotaweb.usage.models import OverLimit, UsageSample
 from quotaweb.usage.scopes import Scope

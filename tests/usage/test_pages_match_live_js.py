@@ -83,7 +83,7 @@ def node() -> str:
 def data(db):
     """Usage on several levels, a group wildcard, an odd name, and bob above a cap (usage
     restored over it, as after a limit was tightened)."""
-    from quotaweb.config.selectors import partition_queues
+    from quotaweb.config.queue_tree import partition_queues
 
     gateway = engines_busy()
     with gateway.engine("default") as engine:

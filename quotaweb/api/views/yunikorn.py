@@ -40,7 +40,8 @@ from quotaweb.api.serializers import (
 )
 from quotaweb.config import selectors
 from quotaweb.config.documents import config_document
-from quotaweb.config.selectors import active_version, partition_queues, version_model
+from quotaweb.config.queue_tree import partition_queues
+from quotaweb.config.selectors import active_version, version_model
 from quotaweb.engine.gateway import engines_get
 from trackers import validate_config
 from trackers.config import normalise_partition_name
