@@ -96,6 +96,16 @@ class ServerProcess:
             cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT,
         )
 
+    @contextmanager
+    def running(self) -> Iterator[ServerProcess]:
+        """Started and ready for the block; stopped after it."""
+        self.start()
+        try:
+            self.wait_ready()
+            yield self
+        finally:
+            self.close()
+
     def wait_listening(self) -> None:
         """Until the port accepts connections (a ``web`` process has no engines to be ready)."""
         deadline = time.monotonic() + STARTUP_SECONDS

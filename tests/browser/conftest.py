@@ -78,10 +78,7 @@ def demo_server(tmp_path_factory):
     from tests.configs import PAGES_YAML
     from tests.server_process import ServerProcess, free_port
 
-    process = ServerProcess(tmp_path_factory.mktemp("demo"), free_port(), config_yaml=PAGES_YAML)
-    process.start()
-    try:
-        process.wait_ready()
+    with ServerProcess(
+        tmp_path_factory.mktemp("demo"), free_port(), config_yaml=PAGES_YAML
+    ).running() as process:
         yield process
-    finally:
-        process.close()

@@ -71,16 +71,11 @@ def test_in_process_an_unknown_partition_is_named():
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    process = ServerProcess(
+    with ServerProcess(
         tmp_path_factory.mktemp("simulated-server"), free_port(),
         config_yaml=SAMPLE_CONFIG.read_text(encoding="utf-8"),
-    )
-    process.start()
-    try:
-        process.wait_ready()
+    ).running() as process:
         yield process
-    finally:
-        process.close()
 
 
 def _server_events(server: ServerProcess, token: str, partition: str) -> list[dict]:
