@@ -52,6 +52,10 @@ def test_a_request_and_a_query_succeed_after_the_servers_dropped_the_pools_conne
     viewer_client,
 ):
     assert connection.vendor == "postgresql"
+    # A pool of its own: idle connections left by earlier tests would each cost the check a
+    # growing backoff (see README, "Idleness and faults").
+    connection.close()
+    connection.close_pool()
     assert viewer_client.get("/").status_code == 200  # the pool holds a connection now
     connection.close()  # hand this thread's connection back to the pool, as a request does
 
