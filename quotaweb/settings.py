@@ -100,8 +100,10 @@ if DATABASE_URL:
     }
     # With the pool, Django turns this into the pool's check (ConnectionPool.check_connection):
     # a connection the server dropped (a restart, pg_terminate_backend, an idle timeout) is found
-    # when it is handed out and replaced, instead of failing the request that gets it.
+    # when it is handed out and replaced, instead of failing the request that gets it; the
+    # backend makes the first dead one replace all the others (quotaweb.postgresql).
     _database["CONN_HEALTH_CHECKS"] = True
+    _database["ENGINE"] = "quotaweb.postgresql"
     # Named explicitly: live-server tests answer 500 on PostgreSQL without it.
     _database["TEST"] = {"NAME": f"test_{_database['NAME']}"}
 else:

@@ -176,7 +176,7 @@ def test_settings_use_postgres_pool_and_redis_when_urls_are_set():
     settings = json.loads(result.stdout)
 
     db = settings["db"]
-    assert db["ENGINE"] == "django.db.backends.postgresql"
+    assert db["ENGINE"] == "quotaweb.postgresql"  # Django's, with a pool that sweeps
     assert db["CONN_MAX_AGE"] == 0
     assert db["OPTIONS"]["pool"]["max_size"] >= 1
     assert db["TEST"] == {"NAME": "test_quotaweb"}
