@@ -19,6 +19,7 @@ import asyncio
 import logging
 import time
 
+from channels.exceptions import ChannelFull
 from channels_redis.core import RedisChannelLayer
 from redis import exceptions as redis_errors
 from redis.asyncio.retry import Retry
@@ -28,6 +29,8 @@ logger = logging.getLogger(__name__)
 
 # What a lost or restarting Redis raises (BusyLoadingError is a ConnectionError).
 REDIS_ERRORS = (redis_errors.ConnectionError, redis_errors.TimeoutError, OSError)
+# What any channel layer call may raise that its caller survives: a lost Redis, or a full channel.
+LAYER_ERRORS = (*REDIS_ERRORS, ChannelFull)
 RECONNECTED = "layer.reconnected"
 RETRY_FIRST_SECONDS = 0.2
 RETRY_MAX_SECONDS = 5.0

@@ -407,12 +407,13 @@ class Gateway:
             return engine.summary()
 
     def over_limits(
-        self, partition: str, *, limits: Partition | None = None
+        self, partition: str, *, limits: Partition | None = None,
+        users: list[dict[str, Any]] | None = None, groups: list[dict[str, Any]] | None = None,
     ) -> list[dict[str, Any]]:
-        """Who uses more than ``limits`` (a partition's config; default the one in force) allow,
-        now (``trackers.over_limits``)."""
+        """Who uses more than ``limits`` (a partition's config; default the one in force) allow
+        (``Engine.over_limits``: usage now, or the ``users`` and ``groups`` snapshots given)."""
         with self.engine(partition) as engine:
-            return engine.over_limits(limits)
+            return engine.over_limits(limits, users=users, groups=groups)
 
     def queues_usage(self, partition: str) -> dict[str, Any]:
         with self.engine(partition) as engine:

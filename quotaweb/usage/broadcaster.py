@@ -24,6 +24,7 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 
+from quotaweb.channel_layer import LAYER_ERRORS
 from quotaweb.usage import selectors
 from quotaweb.usage.scopes import Scope
 
@@ -156,7 +157,7 @@ class Broadcaster:
         Redis restart they re-join and resync anyway."""
         try:
             await layer.group_send(group, event)
-        except Exception as error:
+        except LAYER_ERRORS as error:
             if not self._fan_out_failing:
                 logger.warning("live updates cannot be sent (%s: %s); sockets resync when the "
                                "channel layer is back", type(error).__name__, error)

@@ -33,6 +33,7 @@ from django.conf import settings
 from quotaweb.accounts.models import TeamLink
 from quotaweb.accounts.roles import is_viewer
 from quotaweb.accounts.selectors import team_link_active
+from quotaweb.channel_layer import LAYER_ERRORS
 from quotaweb.engine.gateway import ERR_NOT_LOADED, ERR_PARTITION, EngineNotLoaded, engines_get
 from quotaweb.usage.broadcaster import broadcaster_get
 from quotaweb.usage.owner import (
@@ -196,7 +197,7 @@ class UsageConsumer(AsyncJsonWebsocketConsumer):
         layer logs the outage once) and the socket resyncs when the layer is back."""
         try:
             await function(*args)
-        except Exception as error:
+        except LAYER_ERRORS as error:
             logger.info("live socket %s: the channel layer failed (%s: %s)",
                         self.channel_name, type(error).__name__, error)
             return False

@@ -24,6 +24,7 @@ from typing import Any
 
 from channels.layers import get_channel_layer
 
+from quotaweb.channel_layer import LAYER_ERRORS
 from quotaweb.engine.gateway import ERR_PARTITION, EngineNotLoaded, UnknownPartition
 from quotaweb.usage.broadcaster import broadcaster_get
 from quotaweb.usage.scopes import ScopeInvalid, scope_parse
@@ -103,7 +104,7 @@ async def owner_serve(boot: str | None = None) -> None:
         while True:
             try:
                 message = await layer.receive(ENGINE_CHANNEL)
-            except Exception as error:
+            except LAYER_ERRORS as error:
                 if lost_at is None:
                     lost_at = loop.time()
                     logger.warning("the engine channel lost Redis (%s: %s); retrying",
@@ -131,7 +132,7 @@ async def _heartbeat(layer, boot: str) -> None:
     while True:
         try:
             await layer.group_send(OWNER_GROUP, {"type": "owner.heartbeat", "boot": boot})
-        except Exception as error:
+        except LAYER_ERRORS as error:
             if not failing:
                 logger.warning("the owner's heartbeat failed (%s: %s); sockets will show stale "
                                "figures until it gets through", type(error).__name__, error)

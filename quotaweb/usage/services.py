@@ -14,7 +14,6 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from quotaweb.config.selectors import active_version, config_impact, version_model
 from quotaweb.engine.gateway import engines_get
 from quotaweb.usage.models import OverLimit, UsageSample
 from trackers.gcpause import paused_gc
@@ -26,17 +25,20 @@ def usage_sample(*, now: datetime | None = None) -> int:
     now = now or timezone.now()
     gateway = engines_get()
     samples: list[UsageSample] = []
+    over: list[dict[str, Any]] = []
+    # All engine reads happen before the transaction opens: they take partition locks, which
+    # come before the database in the lock order (``quotaweb.engine.gateway``).
     with paused_gc():
         for partition in gateway.partitions():
-            for user in gateway.users_usage(partition):
+            users = gateway.users_usage(partition)
+            groups = gateway.groups_usage(partition)
+            for user in users:
                 samples.extend(_root_sample(partition, "user", user["userName"], user, now))
-            for group in gateway.groups_usage(partition):
+            for group in groups:
                 samples.extend(_root_sample(partition, "group", group["groupName"], group, now))
             samples.extend(_queue_samples(partition, gateway.queues_usage(partition), now))
-    # Read before the transaction opens: it takes partition locks, which come before the
-    # database in the lock order (``quotaweb.engine.gateway``).
-    current = active_version()
-    over = config_impact(candidate=version_model(current)) if current is not None else []
+            # The same reads, judged by the limits in force (the active version's, compiled).
+            over.extend(gateway.over_limits(partition, users=users, groups=groups))
     with transaction.atomic():
         UsageSample.objects.bulk_create(samples, batch_size=1000)
         UsageSample.objects.filter(

@@ -28,7 +28,7 @@ from trackers.ugm.decision import (
     Decision,
     Headroom,
 )
-from trackers.ugm.impact import over_limits
+from trackers.ugm.impact import judged, over_limits
 from trackers.ugm.limits import Chain, LimitTable
 from trackers.ugm.snapshot import group_object, queue_tree, user_object
 from trackers.ugm.tracker import EMPTY_NODE, Amounts, Tracker, UserTracker
@@ -148,13 +148,22 @@ class Engine:
             self.version = version
             self._log.record_reset()
 
-    def over_limits(self, partition: Partition | None = None) -> list[dict[str, Any]]:
-        """Who uses more than a limit of ``partition`` (default: the limits in force) allows,
-        now: see ``trackers.ugm.impact.over_limits``."""
-        partition = partition if partition is not None else self._config
-        if partition.name != self.partition:
+    def over_limits(
+        self, partition: Partition | None = None, *,
+        users: list[dict[str, Any]] | None = None, groups: list[dict[str, Any]] | None = None,
+    ) -> list[dict[str, Any]]:
+        """Who uses more than a limit of ``partition`` allows (``trackers.ugm.impact``). By
+        default the limits in force, already compiled, and usage now; ``users`` and ``groups``
+        (this engine's snapshots, taken a moment before) spare reading every tracker again."""
+        if partition is not None and partition.name != self.partition:
             raise InvalidRequest(ERR_PARTITION.format(mine=self.partition, theirs=partition.name))
-        return over_limits(partition, users=self.users_usage(), groups=self.groups_usage())
+        users = self.users_usage() if users is None else users
+        groups = self.groups_usage() if groups is None else groups
+        if partition is None:
+            with self._lock:
+                table = self._table
+            return judged(self.partition, table, users=users, groups=groups)
+        return over_limits(partition, users=users, groups=groups)
 
     # -- input checks ------------------------------------------------------------------------
 

@@ -24,16 +24,21 @@ def over_limits(
     ``Engine.users_usage`` and ``Engine.groups_usage`` give them) uses more than a limit of
     ``partition`` allows, or runs more applications: ``{partition, kind, name, queuePath, usage,
     limit, runningApplications, maxApplications}`` each, users first, each tree root first."""
-    table = LimitTable(partition)
+    return judged(partition.name, LimitTable(partition), users=users, groups=groups)
+
+
+def judged(
+    name: str, table: LimitTable, *, users: Iterable[dict[str, Any]],
+    groups: Iterable[dict[str, Any]],
+) -> list[dict[str, Any]]:
+    """``over_limits`` with limits already compiled (an engine's own, in force)."""
     found: list[dict[str, Any]] = []
     for user in users:
-        name = user["userName"]
-        found.extend(_over(partition.name, "user", name, user["queues"],
-                           partial(table.user_cap, name)))
+        found.extend(_over(name, "user", user["userName"], user["queues"],
+                           partial(table.user_cap, user["userName"])))
     for group in groups:
-        name = group["groupName"]
-        found.extend(_over(partition.name, "group", name, group["queues"],
-                           partial(table.group_cap, name)))
+        found.extend(_over(name, "group", group["groupName"], group["queues"],
+                           partial(table.group_cap, group["groupName"])))
     return found
 
 

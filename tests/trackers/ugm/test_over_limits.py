@@ -59,3 +59,18 @@ def test_the_pure_function_reads_usage_objects_in_the_engine_shapes():
 def test_another_partitions_limits_are_refused():
     with pytest.raises(InvalidRequest):
         _engine().over_limits(partition_for(name="other"))
+
+
+def test_snapshots_taken_a_moment_before_are_judged_as_usage_now():
+    engine = _engine()
+    engine.apply_config(partition_for(limits=LIMITS))
+    users, groups = engine.users_usage(), engine.groups_usage()
+    # After the snapshots, bob drops back under the wildcard limit (1 application, 1 B).
+    engine.decrease("root.a", "b1", "bob", M(5), remove_app=True)
+
+    from_snapshots = engine.over_limits(users=users, groups=groups)
+
+    assert [(item["kind"], item["name"]) for item in from_snapshots] == [
+        ("user", "bob"), ("group", "dev")
+    ]
+    assert [(item["kind"], item["name"]) for item in engine.over_limits()] == [("group", "dev")]
