@@ -19,7 +19,6 @@ another process changes the database, and the server picks the active version up
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -203,9 +202,10 @@ def _config_store(
             also()
         return current_version
 
-    stored: list[ConfigVersion] = []
+    version: ConfigVersion | None = None
 
     def commit() -> int:
+        nonlocal version
         with transaction.atomic():
             version = _version_create(
                 yaml_text=yaml_text, author=author, comment=comment, base_version=base_version
@@ -213,7 +213,6 @@ def _config_store(
             _rows_write(candidate=candidate, current=current)
             if also is not None:
                 also()
-        stored.append(version)
         return version.number
 
     started = time.perf_counter()
@@ -221,7 +220,7 @@ def _config_store(
         engines_get().switch_config(candidate, commit=commit)
     else:
         commit()
-    version = stored[0]
+    assert version is not None  # commit() stored it or raised
     model_remember(version.checksum, candidate)
     metrics.observe("quotaweb_config_apply_seconds", time.perf_counter() - started)
     return version
@@ -240,7 +239,7 @@ def _version_create(
     return ConfigVersion.objects.create(
         number=number,
         yaml=yaml_text,
-        checksum=hashlib.sha256(yaml_text.encode("utf-8")).hexdigest(),
+        checksum=text_key(yaml_text),
         author=author,
         comment=comment,
         based_on_id=base_version,
