@@ -8,7 +8,7 @@ headroom, and user, group and queue trackers always move together (spec 2.6).
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, NamedTuple
@@ -20,6 +20,7 @@ from trackers.names import QUEUE_NAME_RE, USER_NAME_RE
 from trackers.resources import format_resource
 from trackers.ugm.changes import ChangeLog, Changes
 from trackers.ugm.decision import (
+    ELASTIC_QUOTA,
     GROUP_QUOTA,
     MAX_APPLICATIONS,
     QUEUE_MAX_APPLICATIONS,
@@ -80,6 +81,17 @@ class QuotaFailure(NamedTuple):
 CheckResult = tuple[AppsFailure | None, QuotaFailure | None]
 
 
+class ElasticFailure(NamedTuple):
+    """The elastic runtime quota at ``path`` a request would break: ``used`` of ``runtime`` is in
+    use and ``request`` more does not fit in the ``kinds`` named. Made only on a denial."""
+
+    path: str
+    runtime: Mapping[str, int]
+    used: dict[str, int]
+    request: dict[str, int]
+    kinds: tuple[str, ...]
+
+
 class Failures(NamedTuple):
     """Every cap an increase broke, per tracker, in the documented order. Made only on a denial."""
 
@@ -89,6 +101,11 @@ class Failures(NamedTuple):
     user_quota: QuotaFailure | None
     group_quota: QuotaFailure | None
     queue_quota: QuotaFailure | None
+    elastic: ElasticFailure | None = None
+
+
+# Elastic runtime quota per queue path (``set_elastic_runtimes``).
+Runtimes = Mapping[str, Mapping[str, int]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +139,7 @@ class Engine:
         self._queues = Tracker("")
         self._log = ChangeLog()
         self._prefixes: dict[str, tuple[str, ...]] = {}
+        self._elastic: Runtimes | None = None
 
     # -- configuration -----------------------------------------------------------------------
 
@@ -147,6 +165,20 @@ class Engine:
             self._config = compiled.partition
             self.version = version
             self._log.record_reset()
+
+    def set_elastic_runtimes(self, runtimes: Runtimes | None) -> None:
+        """Enforce elastic quota from now on: an increase must also fit ``used + request <=
+        runtime`` at the deepest queue of its path that ``runtimes`` names, in the types that
+        queue's runtime has (its max's). ``None`` turns the rule off. The map is computed
+        elsewhere (``trackers.elastic``) and handed over whole, so the check is a lookup."""
+        with self._lock:
+            self._elastic = runtimes
+
+    def queue_usage(self, paths: Iterable[str]) -> dict[str, dict[str, int]]:
+        """The usage of each queue path (all users, the queue's subtree included)."""
+        with self._lock:
+            node_at = self._queues.node_at
+            return {path: dict(node_at(path)) for path in paths}
 
     def over_limits(
         self, partition: Partition | None = None, *,
@@ -247,10 +279,14 @@ class Engine:
     def _rooms(
         self, prefixes: tuple[str, ...], user: str, group: str | None
     ) -> tuple[Headroom, ...]:
-        """The headroom of user, group and queue (None where unlimited or absent)."""
-        return tuple(
+        """The headroom of user, group and queue, and of the elastic runtime quota when it is
+        enforced (None where unlimited or absent)."""
+        rooms = [
             _room(chain, tracker) for chain, tracker in self._trackers(prefixes, user, group)
-        )
+        ]
+        if self._elastic is not None:
+            rooms.append(_elastic_room(self._elastic, prefixes, self._queues))
+        return tuple(rooms)
 
     def increase(
         self,
@@ -293,13 +329,21 @@ class Engine:
             chain = table.queue_chain(prefixes)
             if chain:
                 queue_apps, queue_quota = _check(chain, self._queues, app_id, amounts)
-            if user_apps or group_apps or queue_apps or user_quota or group_quota or queue_quota:
+            elastic = (
+                None if self._elastic is None
+                else _elastic_check(self._elastic, prefixes, self._queues, amounts)
+            )
+            if (
+                user_apps or group_apps or queue_apps or user_quota or group_quota or queue_quota
+                or elastic
+            ):
                 return self._denied(
                     prefixes,
                     user,
                     group,
                     Failures(
-                        user_apps, group_apps, queue_apps, user_quota, group_quota, queue_quota
+                        user_apps, group_apps, queue_apps, user_quota, group_quota, queue_quota,
+                        elastic,
                     ),
                 )
 
@@ -370,14 +414,20 @@ class Engine:
                 )
                 break
         else:
-            index, quota = next((i, q) for i, q in enumerate(quotas) if q is not None)
-            reason = (USER_QUOTA, GROUP_QUOTA, QUEUE_QUOTA)[index]
-            path, kind, used, cap, amount = quota
-            message = (
-                f"{who[index]} {path} uses {format_resource({kind: used})} of "
-                f"{format_resource({kind: cap})}; the request for "
-                f"{format_resource({kind: amount})} in {leaf} does not fit"
-            )
+            found = next(((i, q) for i, q in enumerate(quotas) if q is not None), None)
+            if found is not None:
+                index, quota = found
+                reason = (USER_QUOTA, GROUP_QUOTA, QUEUE_QUOTA)[index]
+                path, kind, used, cap, amount = quota
+                message = (
+                    f"{who[index]} {path} uses {format_resource({kind: used})} of "
+                    f"{format_resource({kind: cap})}; the request for "
+                    f"{format_resource({kind: amount})} in {leaf} does not fit"
+                )
+            else:
+                assert failures.elastic is not None, "a denial names what failed"
+                reason = ELASTIC_QUOTA
+                message = _elastic_message(failures.elastic)
         rooms = self._rooms(prefixes, user, group)
         return Decision(False, reason, group, message, _combined(rooms))
 
@@ -530,6 +580,51 @@ def _check(chain: Chain, tracker: AnyTracker, app_id: str, amounts: Amounts) -> 
                     quota_failed = QuotaFailure(path, kind, node.get(kind, 0), cap, amount)
                     break
     return apps_failed, quota_failed
+
+
+def _elastic_target(runtimes: Runtimes, prefixes: tuple[str, ...]) -> str | None:
+    """The deepest queue of the path with an elastic runtime (the queue the usage is bound to)."""
+    for path in reversed(prefixes):
+        if path in runtimes:
+            return path
+    return None
+
+
+def _elastic_check(
+    runtimes: Runtimes, prefixes: tuple[str, ...], queues: Tracker, amounts: Amounts
+) -> ElasticFailure | None:
+    path = _elastic_target(runtimes, prefixes)
+    if path is None:
+        return None
+    runtime = runtimes[path]
+    node = queues.node_at(path)
+    kinds = tuple(
+        kind for kind, amount in amounts
+        if kind in runtime and node.get(kind, 0) + amount > runtime[kind]
+    )
+    if not kinds:
+        return None
+    return ElasticFailure(
+        path, runtime, {kind: node.get(kind, 0) for kind in runtime},
+        {kind: amount for kind, amount in amounts if kind in runtime}, kinds,
+    )
+
+
+def _elastic_message(failure: ElasticFailure) -> str:
+    path, runtime, used, request, kinds = failure
+    return (
+        f"elastic quota of queue {path}: runtime {format_resource(runtime)}, used "
+        f"{format_resource(used)}; the request for "
+        f"{format_resource(request)} does not fit in {', '.join(sorted(kinds))}"
+    )
+
+
+def _elastic_room(runtimes: Runtimes, prefixes: tuple[str, ...], queues: Tracker) -> Headroom:
+    path = _elastic_target(runtimes, prefixes)
+    if path is None:
+        return None
+    node = queues.node_at(path)
+    return {kind: value - node.get(kind, 0) for kind, value in runtimes[path].items()}
 
 
 def _room(chain: Chain, tracker: AnyTracker) -> Headroom:

@@ -10,7 +10,10 @@ import pytest
 from tests.trackers.ugm.support import M, lim, make_engine, qconf
 from trackers import REASONS, Decision
 
-ORDER = ["maxApplications", "queueMaxApplications", "userQuota", "groupQuota", "queueQuota"]
+ORDER = [
+    "maxApplications", "queueMaxApplications", "userQuota", "groupQuota", "queueQuota",
+    "elasticQuota",
+]
 ALL_SUBSETS = [
     frozenset(combo)
     for size in range(1, len(ORDER) + 1)
@@ -42,6 +45,8 @@ def engine_failing(failing: frozenset):
         queues={"root.a": qconf(max=M(queue_mem) if queue_mem else None, apps=queue_apps)},
     )
     assert engine.increase("root.a", "old", "alice", ["dev"], {}).allowed
+    # elastic quota is enforced in every case; it fails only when its runtime is too small
+    engine.set_elastic_runtimes({"root.a": M(10 if "elasticQuota" in failing else 1000)})
     return engine
 
 
@@ -85,6 +90,7 @@ def test_nothing_failing_is_allowed():
         ("userQuota", ["alice", "root.a"]),
         ("groupQuota", ["dev", "root.a"]),
         ("queueQuota", ["root.a"]),
+        ("elasticQuota", ["root.a", "runtime", "used", "memory"]),
     ],
 )
 def test_message_names_who_and_where(failing, words):
