@@ -46,6 +46,13 @@ def explain(tree: ElasticTree, node: _Node, kind: str) -> dict[str, Any]:
     if node.parent < 0:
         out["pool"] = _pool_info(tree, node, kind)
         pool = out["pool"]
+        if kind not in node.keys:
+            steps.append({
+                "step": "not-distributed",
+                "runtime": None,
+                "text": f"No queue's max names {kind}, so the root does not share it.",
+            })
+            return out
         steps.append({
             "step": "root",
             "runtime": node.runtime.get(kind, 0),
@@ -103,8 +110,8 @@ def explain(tree: ElasticTree, node: _Node, kind: str) -> dict[str, Any]:
             "value": scaled[j],
             "text": (
                 f"The children's mins add up to {q(sum(share.mins))}, more than the pool "
-                f"{q(pool_value)}, so each min is scaled: {q(pool_value)} x {q(share.mins[j])} "
-                f"/ {q(sum(share.mins))}, rounded down, is {q(scaled[j])}."
+                f"{q(pool_value)}, so each is scaled by pool / sum of mins: this queue's min "
+                f"{q(share.mins[j])} becomes {q(scaled[j])} (rounded down)."
             ),
         }
     steps.append(_first_step(trace[0], j, low, node.limited[kind], share.lends[j], q))
