@@ -52,6 +52,7 @@ INSTALLED_APPS = [
     "quotaweb.api",
     "quotaweb.usage",
     "quotaweb.teams",
+    "quotaweb.elastic",
 ]
 
 MIDDLEWARE = [

@@ -12,6 +12,9 @@ version 1 and loads engines from it, as a server's start-up would:
 - ``CAPPED_TREE_YAML``, a queue under a capped ancestor, for the configuration pages:
   ``capped_tree`` (stored only; engines load from it when first asked);
 - ``PAGES_YAML``, caps on several levels and a group wildcard, for the usage pages;
+- ``ELASTIC_YAML``, the elastic quota worked example (elastic-quota.md K1) in GPUs,
+  with a parent queue and a system queue beside it: ``active_elastic`` (started like a server,
+  elastic quota off, no cluster total yet);
 - ``yunikorn_yaml``: a real YuniKorn ``queues.yaml`` (``tests/config/yunikorn_queues.yaml``).
 """
 
@@ -187,6 +190,38 @@ partitions:
 """
 
 
+# Spec K1 in GPUs (a unit-less type, so the fair split's whole units are the spec's): min
+# (guaranteed) / max of a, b, c, d are 10/40, 15/60, 20/50, 15/80; the
+# parent ``e`` and its leaves take no min, and ``sys`` is a system queue (its usage comes off
+# the pool, it is not in the fair split).
+ELASTIC_YAML = """\
+partitions:
+  - name: default
+    queues:
+      - name: root
+        submitacl: "*"
+        queues:
+          - name: a
+            resources: {guaranteed: {gpu: 10}, max: {gpu: 40}}
+          - name: b
+            resources: {guaranteed: {gpu: 15}, max: {gpu: 60}}
+          - name: c
+            resources: {guaranteed: {gpu: 20}, max: {gpu: 50}}
+          - name: d
+            resources: {guaranteed: {gpu: 15}, max: {gpu: 80}}
+          - name: e
+            resources: {max: {gpu: 100}}
+            queues:
+              - name: e1
+                resources: {max: {gpu: 50}}
+              - name: e2
+                resources: {max: {gpu: 50}}
+          - name: sys
+            properties: {elastic.system: "true"}
+            resources: {max: {gpu: 100}}
+"""
+
+
 def store_and_load(yaml_text: str):
     """``yaml_text`` as the active version and engines loaded from it (a server's start-up)."""
     from quotaweb.config.selectors import active_version_number
@@ -245,6 +280,16 @@ def active_tree(db):
 def capped_engines(db):
     """``CAPPED_YAML`` as version 1, engines started from it (with the ledger)."""
     return engines_capped()
+
+
+@pytest.fixture
+def active_elastic(db):
+    """``ELASTIC_YAML`` as version 1, engines started from it (ledger and elastic settings)."""
+    from quotaweb.config.services import config_apply
+    from quotaweb.core.services import engines_start
+
+    config_apply(yaml_text=ELASTIC_YAML, author=None, base_version=None)
+    return engines_start()
 
 
 @pytest.fixture

@@ -24,6 +24,7 @@ from rest_framework.views import exception_handler
 from quotaweb.allocations.services import AllocationInvalid
 from quotaweb.config import edits, selectors
 from quotaweb.config.services import ConfigConflict, ConfigRejected, VersionNotFound
+from quotaweb.elastic.services import ElasticRejected
 from quotaweb.engine.gateway import (
     AllocationNotFound,
     EngineNotLoaded,
@@ -165,6 +166,7 @@ _DOMAIN: tuple[tuple[type[Exception] | tuple[type[Exception], ...],
     ((edits.NotFound, selectors.ConfigNotFound, VersionNotFound), _simple(404, "not_found")),
     (edits.EditRefused, _simple(400, "refused")),
     (ConfigConflict, _conflict),
+    (ElasticRejected, _simple(409, "elastic_rules")),
     (PreconditionFailed, _precondition),
 )
 

@@ -106,10 +106,19 @@ class VersionNotFound(LookupError):
 # -- validation --------------------------------------------------------------------------------
 
 
+def elastic_partitions() -> tuple[str, ...]:
+    """The partitions whose elastic quota is on: a configuration must keep the elastic rules
+    there too. (Elastic quota lives with the engines; without them it is on nowhere.)"""
+    if not engines_loaded():
+        return ()
+    gateway = engines_get()
+    return tuple(name for name in gateway.partitions() if gateway.elastic_enabled(name))
+
+
 def config_validate(*, yaml_text: str | bytes) -> Config:
     """The normalised candidate model, or ``ConfigRejected`` with every problem."""
     try:
-        config = parse_config(yaml_text)
+        config = parse_config(yaml_text, elastic=elastic_partitions())
     except ConfigError as exc:
         raise ConfigRejected(exc.errors) from None
     return _usable(config)
@@ -178,7 +187,7 @@ def config_candidate(*, edits: Sequence[Edit]) -> tuple[Config, str]:
     for edit in edits:
         edit(document)
     try:
-        candidate, yaml_text = parse_document(document)
+        candidate, yaml_text = parse_document(document, elastic=elastic_partitions())
     except ConfigError as exc:
         raise ConfigRejected(exc.errors) from None
     candidate = _usable(candidate)
@@ -575,14 +584,17 @@ ERR_NO_CHANGE = "no staged change at position {position}"
 
 # (active checksum, records) -> (candidate, yaml): a page of a draft's queue would otherwise
 # replay and validate the whole draft again on every request.
-_CANDIDATES: dict[tuple[str, str], tuple[Config, str]] = {}
+_CANDIDATES: dict[tuple[str, str, tuple[str, ...]], tuple[Config, str]] = {}
 _CANDIDATES_KEPT = 8
 
 
 def draft_candidate(*, records: Sequence[edits.Record]) -> tuple[Config, str]:
     """``config_candidate`` for a draft's records, remembered per active version and records."""
     current = active_version()
-    key = (current.checksum if current else "", json.dumps(list(records), sort_keys=True))
+    key = (
+        current.checksum if current else "", json.dumps(list(records), sort_keys=True),
+        elastic_partitions(),
+    )
     found = _CANDIDATES.get(key)
     if found is None:
         found = config_candidate(edits=[edits.edit_from_record(record) for record in records])

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from quotaweb import metrics
-from quotaweb.engine.gateway import EngineNotLoaded, engines_get
+from quotaweb.elastic.selectors import elastic_metric_series
+from quotaweb.engine.gateway import EngineNotLoaded, engines_get, engines_loaded
 
 
 def engine_health() -> dict | None:
@@ -48,6 +49,11 @@ def partition_overviews() -> list[dict] | None:
 
 metrics.declare("quotaweb_live_allocations", "gauge", "Live allocations per partition.")
 metrics.declare("quotaweb_tracked_users", "gauge", "Users with usage or limits per partition.")
+metrics.declare(
+    "quotaweb_elastic_quota", "gauge",
+    "Elastic quota per partition, queue and resource (base units): field is min, max, runtime, "
+    "used or request. Partitions with elastic quota off and no cluster total are left out.",
+)
 
 
 def _per_partition(read) -> list[tuple[dict[str, str], float]]:
@@ -66,6 +72,8 @@ metrics.gauge(
     "quotaweb_tracked_users",
     lambda: _per_partition(lambda gateway, name: gateway.summary(name)["users"]),
 )
+
+metrics.gauge("quotaweb_elastic_quota", lambda: elastic_metric_series() if engines_loaded() else [])
 
 
 def metrics_text() -> str:

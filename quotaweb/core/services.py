@@ -9,6 +9,7 @@ from django.conf import settings
 from quotaweb.allocations.services import ledger_restore
 from quotaweb.config.selectors import active_version
 from quotaweb.config.services import config_apply
+from quotaweb.elastic.services import elastic_restore
 from quotaweb.engine.gateway import Gateway, engines_load
 
 INITIAL_IMPORT_COMMENT = "initial import"
@@ -16,7 +17,7 @@ INITIAL_IMPORT_COMMENT = "initial import"
 
 def engines_start(*, config_path: Path | str | None = None) -> Gateway:
     """Create the engines from the active version (with its number), then put the ledger's live
-    allocations back into them.
+    allocations and the stored elastic quota settings back into them.
 
     With no version stored yet, the YAML at ``config_path`` (default ``settings.QUOTAWEB_CONFIG``)
     is imported first as version 1 (no author, comment "initial import"); later starts ignore the
@@ -33,4 +34,5 @@ def engines_start(*, config_path: Path | str | None = None) -> Gateway:
         )
     gateway = engines_load(yaml_text=version.yaml, version=version.number)
     ledger_restore()
+    elastic_restore()
     return gateway

@@ -13,18 +13,24 @@ Every lock of the engine owner, in the one order any path takes them (a thread h
 may wait only for locks further down this list, never for one above it):
 
 1. the **switch lock** (``Gateway._switch_lock``): one configuration switch at a time;
-2. a **partition lock** (``PartitionSlot.lock``), one at a time: nobody holds two;
+2. a **partition lock** (``PartitionSlot.lock``) or a partition's **elastic write lock**
+   (``ElasticState.write_lock``, held by a change of elastic settings or demand), one at a
+   time: nobody holds two;
 3. a **database transaction**. On SQLite, ``BEGIN IMMEDIATE`` takes the database's one write
    lock; on PostgreSQL, the rows it writes (the active-version row, a draft row taken with
    ``select_for_update``) are locked until it ends. Taking a pooled connection counts as part
    of this step;
-4. leaf locks that guard one structure and call out to nothing: the engine's own lock, the
+4. a partition's **elastic computation lock** (``ElasticState.lock``): it takes only the
+   engine's lock below;
+5. leaf locks that guard one structure and call out to nothing: the engine's own lock, the
    event log's, the metrics registry's.
 
 So an allocation holds its partition lock and then writes the ledger (2 then 3), and a
 configuration change takes the switch lock, compiles the new limits (no lock), stores the
 version in a transaction and commits it (1 then 3), and only then takes each partition lock in
-turn to install the compiled limits, a few assignments (1 then 2). The reverse, a transaction
+turn to install the compiled limits, a few assignments (1 then 2), and rebuilds the elastic
+tree of each partition (1 then 4). Elastic runtimes are handed to the engine whole (4 then 5):
+an allocation never waits for their computation, only for the assignment. The reverse, a transaction
 waiting for a partition lock, was a deadlock on SQLite: the allocation holding the partition lock
 waited for the write lock the apply held, until SQLite's busy timeout gave up. Readers of the
 engines that also write (the usage sampler) read the engines first and open their transaction
@@ -40,6 +46,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
+from quotaweb.engine.elastic import ElasticState
 from quotaweb.engine.live import EventLog, EventsPage, LiveAllocation, LiveSet, NewestEvents
 from trackers import Changes, Engine, InvalidRequest, NotTracked, compile_config, parse_config
 from trackers.config.model import Config, Partition
@@ -100,6 +107,10 @@ class PartitionSlot:
     lock: threading.RLock = field(default_factory=threading.RLock)
     live: LiveSet = field(default_factory=LiveSet)
     events: EventLog = field(default_factory=EventLog)
+    elastic: ElasticState = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.elastic = ElasticState(self.engine)
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,9 +218,18 @@ class Gateway:
                 elif slot.engine.version != version:
                     with slot.lock:
                         slot.engine.install_config(limits, version=version)
+                    slot.elastic.configure(limits.partition)
                 slots[name] = slot
             self._slots = slots
         return version
+
+    def elastic(self, partition: str) -> ElasticState:
+        """The partition's elastic quota (``quotaweb.engine.elastic``)."""
+        return self._slot(partition).elastic
+
+    def elastic_enabled(self, partition: str) -> bool:
+        slot = self._slots.get(partition)
+        return slot is not None and slot.elastic.enabled
 
     # -- allocations: the engine change and the ledger write under one lock ------------------------
 

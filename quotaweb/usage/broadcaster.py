@@ -43,7 +43,8 @@ class Broadcaster:
         # (partition, scope) -> holder (a socket's channel) -> lease end, None for no end.
         self._watched: dict[tuple[str, Scope], dict[str, float | None]] = {}
         self._seq: dict[tuple[str, Scope], int] = {}
-        self._marks: dict[str, tuple[int, int]] = {}  # partition -> (engine seq, events seq)
+        # partition -> (engine seq, events seq, elastic quota's computation number)
+        self._marks: dict[str, tuple[int, int, int]] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self._task: asyncio.Task | None = None
         self._fan_out_failing = False
@@ -61,9 +62,9 @@ class Broadcaster:
                 # Only where the logs stand now: what came before is in the snapshots.
                 delta = await _in_thread(
                     selectors.partition_delta, partition=partition, engine_seq=-1, events_seq=0,
-                    with_events=False,
+                    with_events=False, elastic_generation=0,
                 )
-                self._marks[partition] = (delta.engine_seq, delta.events_seq)
+                self._marks[partition] = (delta.engine_seq, delta.events_seq, delta.elastic_to)
             self.renew(partition, scope, holder=holder, lease=lease)
             # After counting the scope: the loop stops by itself when nothing is watched.
             self._ensure_running()
@@ -132,13 +133,18 @@ class Broadcaster:
     async def _partition_tick(self, layer, partition: str) -> None:
         if partition not in self._marks:
             return
-        engine_seq, events_seq = self._marks[partition]
+        engine_seq, events_seq, elastic_generation = self._marks[partition]
         scopes = [scope for p, scope in self._watched if p == partition]
+        elastic = any(s.kind == "elastic" for s in scopes)
         delta = await _in_thread(
             selectors.partition_delta, partition=partition, engine_seq=engine_seq,
             events_seq=events_seq, with_events=any(s.kind == "events" for s in scopes),
+            elastic_generation=elastic_generation if elastic else None,
         )
-        self._marks[partition] = (delta.engine_seq, delta.events_seq)
+        self._marks[partition] = (
+            delta.engine_seq, delta.events_seq,
+            delta.elastic_to if elastic else elastic_generation,
+        )
         messages = await _in_thread(
             selectors.partition_updates, partition=partition, scopes=scopes, delta=delta
         )

@@ -7,11 +7,12 @@ from dataclasses import dataclass
 
 from trackers.names import is_group_name, is_user_name
 
-KINDS = ("users", "groups", "queues", "events")
+KINDS = ("users", "groups", "queues", "events", "elastic")
 NAMED_KINDS = ("user", "group")
 
 ERR_SCOPE = (
-    "unknown scope {scope!r}: use users, groups, queues, events, user:<name> or group:<name>"
+    "unknown scope {scope!r}: use users, groups, queues, events, elastic, user:<name> or "
+    "group:<name>"
 )
 ERR_SCOPE_NAME = "{kind} name {name!r} is not a valid {kind} name"
 
@@ -22,7 +23,7 @@ class ScopeInvalid(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Scope:
-    kind: str  # users, groups, queues, events, user, group
+    kind: str  # users, groups, queues, events, elastic, user, group
     name: str = ""
 
     @property

@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from quotaweb.config.queue_tree import partition_queues
+from quotaweb.elastic.selectors import elastic_view
 from quotaweb.engine.gateway import engines_get
 from quotaweb.usage.models import OverLimit, UsageSample
 from quotaweb.usage.scopes import Scope
@@ -34,6 +35,8 @@ def scope_snapshot(*, partition: str, scope: Scope) -> Any:
         return gateway.group_usage(partition, scope.name)
     if scope.kind == "queues":
         return partition_queues(partition=partition)
+    if scope.kind == "elastic":
+        return elastic_view(partition=partition)
     # The newest events, as the feed shows them (the oldest kept could be hours old).
     return gateway.events_newest(partition, after=0, limit=EVENTS_SNAPSHOT)[0]
 
@@ -49,12 +52,23 @@ class Delta:
     queues: frozenset[str] = frozenset()
     events: list[dict[str, Any]] = field(default_factory=list)
     reset: bool = False
+    # Elastic quota's computation number before and after this delta (equal: no change).
+    elastic_from: int = 0
+    elastic_to: int = 0
 
 
 def partition_delta(
-    *, partition: str, engine_seq: int, events_seq: int, with_events: bool = True
+    *, partition: str, engine_seq: int, events_seq: int, with_events: bool = True,
+    elastic_generation: int | None = None,
 ) -> Delta:
+    """What changed after the marks given; with ``elastic_generation`` (someone watches the
+    elastic scope) elastic quota is brought up to date first and its new number given."""
     gateway = engines_get()
+    elastic_to = 0
+    if elastic_generation is not None:
+        state = gateway.elastic(partition)
+        state.refresh()
+        elastic_to = state.generation
     changes = gateway.changes_since(partition, engine_seq)
     events, last = gateway.events_newest(
         partition, after=events_seq, limit=EVENTS_PER_UPDATE if with_events else 0
@@ -62,6 +76,7 @@ def partition_delta(
     return Delta(
         engine_seq=changes.seq, events_seq=last, users=changes.users, groups=changes.groups,
         queues=changes.queues, events=events, reset=changes.reset,
+        elastic_from=elastic_generation or 0, elastic_to=elastic_to,
     )
 
 
@@ -101,6 +116,13 @@ def partition_updates(
         elif scope.kind in ("groups", "group"):
             found = _objects(delta.groups if scope.kind == "groups" else
                              delta.groups & {scope.name}, groups.get)
+        elif scope.kind == "elastic":
+            found = None
+            if delta.elastic_to > delta.elastic_from:
+                view = elastic_view(partition=partition, since=delta.elastic_from)
+                changed = view.pop("queues")
+                out.append((scope, {"type": "update", "scope": scope.text, "changed": changed,
+                                    "removed": [], "partition": view}))
         elif scope.kind == "queues":
             if delta.queues and not queues:
                 queues = [

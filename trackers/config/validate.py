@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from trackers.config import partition_rules, queue_rules, resource_rules, tree_rules
@@ -12,12 +12,16 @@ from trackers.config.model import Config
 from trackers.config.report import Report
 from trackers.config.scope import Scope
 from trackers.config.writer import Unusual, loaded_form, write_yaml
+from trackers.elastic.checks import check_elastic
 from trackers.errors import ConfigError
 from trackers.gcpause import paused_gc
 
 
-def check_config(config: Config, locations: Locations | None = None) -> list[dict[str, str]]:
-    """Every rule error of an already-built model; ``[]`` when it is valid.
+def check_config(
+    config: Config, locations: Locations | None = None, *, elastic: Collection[str] = ()
+) -> list[dict[str, str]]:
+    """Every rule error of an already-built model; ``[]`` when it is valid. The partitions named
+    in ``elastic`` (elastic quota on) are held to the elastic rules too (``E-`` codes).
 
     Without ``locations`` (a model built from database rows, say) fields name the places
     ``dump_config`` would write things to.
@@ -37,17 +41,21 @@ def check_config(config: Config, locations: Locations | None = None) -> list[dic
         if index not in loc.missing_queues:
             tree_rules.check_max_applications(scope)
             tree_rules.check_hierarchical_limits(scope)
+    if elastic:
+        report.errors.extend(check_elastic(config, elastic, loc))
     return report.errors
 
 
-def _load(yaml_text: str | bytes, max_bytes: int) -> tuple[Config | None, list[dict[str, str]]]:
+def _load(
+    yaml_text: str | bytes, max_bytes: int, elastic: Collection[str]
+) -> tuple[Config | None, list[dict[str, str]]]:
     # A big config creates about a million small objects that stay alive until the model is built.
     with paused_gc():
-        return _load_and_check(yaml_text, max_bytes)
+        return _load_and_check(yaml_text, max_bytes, elastic)
 
 
 def _load_and_check(
-    yaml_text: str | bytes, max_bytes: int
+    yaml_text: str | bytes, max_bytes: int, elastic: Collection[str]
 ) -> tuple[Config | None, list[dict[str, str]]]:
     try:
         raw = load_document(yaml_text, max_bytes=max_bytes)
@@ -58,24 +66,30 @@ def _load_and_check(
         # Like a strict decoder, a document of the wrong shape is not judged further: rules
         # run on a model with holes would only report follow-on noise.
         return None, errors
-    return config, check_config(config, loc)
+    return config, check_config(config, loc, elastic=elastic)
 
 
-def validate_config(yaml_text: str | bytes, *, max_bytes: int = MAX_BYTES) -> list[dict[str, str]]:
-    """Every problem of a config document as ``{code, path, field, message}``; ``[]`` if valid."""
-    return _load(yaml_text, max_bytes)[1]
+def validate_config(
+    yaml_text: str | bytes, *, max_bytes: int = MAX_BYTES, elastic: Collection[str] = ()
+) -> list[dict[str, str]]:
+    """Every problem of a config document as ``{code, path, field, message}``; ``[]`` if valid.
+    Partitions named in ``elastic`` must keep the elastic rules too."""
+    return _load(yaml_text, max_bytes, elastic)[1]
 
 
-def parse_config(yaml_text: str | bytes, *, max_bytes: int = MAX_BYTES) -> Config:
-    """The normalised model of a valid document; raises ``ConfigError`` with every problem."""
-    config, errors = _load(yaml_text, max_bytes)
+def parse_config(
+    yaml_text: str | bytes, *, max_bytes: int = MAX_BYTES, elastic: Collection[str] = ()
+) -> Config:
+    """The normalised model of a valid document; raises ``ConfigError`` with every problem.
+    Partitions named in ``elastic`` must keep the elastic rules too."""
+    config, errors = _load(yaml_text, max_bytes, elastic)
     if errors or config is None:
         raise ConfigError(errors)
     return config
 
 
 def parse_document(
-    document: Mapping[str, Any], *, max_bytes: int = MAX_BYTES
+    document: Mapping[str, Any], *, max_bytes: int = MAX_BYTES, elastic: Collection[str] = ()
 ) -> tuple[Config, str]:
     """A config document given as data (``{"partitions": [...]}``, as an editor builds it): its
     normalised model and its YAML text, exactly what ``parse_config(write_yaml(document))``
@@ -86,11 +100,11 @@ def parse_document(
             raise Unusual
         raw = loaded_form(document)
     except Unusual:
-        return parse_config(yaml_text, max_bytes=max_bytes), yaml_text
+        return parse_config(yaml_text, max_bytes=max_bytes, elastic=elastic), yaml_text
     with paused_gc():
         config, locations, errors = build_config(raw)
         if not errors:
-            errors = check_config(config, locations)
+            errors = check_config(config, locations, elastic=elastic)
     if errors:
         raise ConfigError(errors)
     return config, yaml_text

@@ -42,6 +42,7 @@ from quotaweb.config import selectors
 from quotaweb.config.documents import config_document
 from quotaweb.config.queue_tree import partition_queues
 from quotaweb.config.selectors import active_version, version_model
+from quotaweb.config.services import elastic_partitions
 from quotaweb.engine.gateway import engines_get
 from trackers import validate_config
 from trackers.config import normalise_partition_name
@@ -236,7 +237,9 @@ class ValidateConfView(YunikornView):
             # An unreadable body (too large, not UTF-8) is a document that cannot be loaded.
             return Response({"allowed": False, "reason": str(exc.detail)})
         # No body at all arrives as an empty mapping: an empty document, valid as in YuniKorn.
-        errors = validate_config(text if isinstance(text, str) else "")
+        errors = validate_config(
+            text if isinstance(text, str) else "", elastic=elastic_partitions()
+        )
         if errors:
             return Response({"allowed": False, "reason": errors[0]["message"]})
         return Response({"allowed": True})

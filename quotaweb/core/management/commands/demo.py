@@ -27,6 +27,7 @@ from quotaweb.accounts.services import DemoLogin, accounts_demo_ensure
 from quotaweb.config.services import ConfigRejected
 from quotaweb.core.services import engines_start
 from quotaweb.core.simulator import DEFAULT_RATE, rate_argument, simulator_start
+from quotaweb.elastic.worker import elastic_worker_start
 from quotaweb.env import env_bool
 from quotaweb.usage.owner import owner_start
 from quotaweb.usage.sampler import sampler_start
@@ -159,6 +160,7 @@ class Command(BaseCommand):
         # Trends and the over-limit list are sampled by the process that owns the engines.
         sampling = threading.Event()
         sampler = sampler_start(stop=sampling)
+        elastic_worker_start(stop=sampling)
         self.stdout.write("Stop with Ctrl-C.")
         self.stdout.flush()
         try:

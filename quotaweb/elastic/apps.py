@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class ElasticConfig(AppConfig):
+    name = "quotaweb.elastic"
+    label = "elastic"
