@@ -421,7 +421,7 @@ class ElasticTree:
     # -- reading --------------------------------------------------------------------------------
 
     def __contains__(self, path: object) -> bool:
-        return path in self._index
+        return isinstance(path, str) and path in self._index
 
     def is_leaf(self, path: str) -> bool:
         return self._node(path).leaf

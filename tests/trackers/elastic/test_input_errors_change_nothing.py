@@ -83,7 +83,8 @@ def test_demand_on_a_parent_is_refused(tree):
         assert str(caught.value) == m.ERR_PARENT_DEMAND.format(path="root.p")
 
     unchanged(tree, call)
-    assert tree.is_leaf("root.p.x") and not tree.is_leaf("root.p")
+    assert tree.is_leaf("root.p.x")
+    assert not tree.is_leaf("root.p")
 
 
 def test_used_on_a_parent_counts_for_it():
@@ -114,3 +115,8 @@ def test_a_malformed_queue_list_is_refused(queues, message):
 def test_a_bad_total_is_refused_at_build():
     with pytest.raises(InvalidRequest):
         ElasticTree([ROOT], total={"cpu": -5})
+
+
+def test_membership_of_anything(tree):
+    assert ["root"] not in tree
+    assert None not in tree
