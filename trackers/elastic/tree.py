@@ -142,7 +142,12 @@ def _resource(value: object, what: str) -> Resource:
 
 
 class ElasticTree:
-    """Koordinator's runtime quota for one partition's queues (spec section 1)."""
+    """Koordinator's runtime quota for one partition's queues (spec section 1).
+
+    ``scale_min`` is EnableMinQuotaScale (1.6), ``guarantee_usage`` the guarantee gate (1.8).
+    Besides the gate, ``set_guaranteed`` takes a guarantee from outside (Koordinator's
+    calculator input, spec K3): the queue's effective min is then at least that.
+    """
 
     def __init__(
         self,
