@@ -8,6 +8,7 @@ urlpatterns = [
     path("accounts/", include("quotaweb.accounts.urls")),
     path("config/", include("quotaweb.config.urls")),
     path("usage/", include("quotaweb.usage.urls")),
+    path("elastic/", include("quotaweb.elastic.urls")),
     path("teams/", include("quotaweb.teams.urls")),
     path("team/<str:token>/", team_views.dashboard, name="team-dashboard"),
     path("", include("quotaweb.api.urls")),

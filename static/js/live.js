@@ -22,6 +22,15 @@ const GIVE_UP = new Map([
   [4403, "this view is not available to you"],
   [4404, "this partition no longer exists"],
 ]);
+// A page with a view of its own (static/js/elastic.js) registers it here under the name in its
+// data-view, before or after this script runs: { snapshot(scope, data) -> state,
+// update(scope, state, message) -> state, render(page, state, kit) }. The connection, the
+// badge, resyncs and reconnects stay this script's.
+const VIEWS = (globalThis.quotawebLiveViews ??= {});
+
+function ownView(name) {
+  return Object.hasOwn(VIEWS, name) ? VIEWS[name] : null;
+}
 
 // -- human units (trackers/resources.py) ------------------------------------------------------
 
@@ -364,6 +373,9 @@ function toggle(root, selector, shown) {
   if (element) element.hidden = !shown;
 }
 
+// What a registered view may use of this script.
+const KIT = { h, reconcile, flash, replaceField, toggle, formatQuantity, formatResource, clock };
+
 // -- the page -----------------------------------------------------------------------------------
 
 class Page {
@@ -422,6 +434,7 @@ class Page {
     else if (view === "group") this.group(state);
     else if (view === "queue") this.queue(state);
     else if (view === "activity") this.activity(state.get("events"));
+    else ownView(view)?.render(this, state, KIT);
   }
 
   overview(queues) {
@@ -712,7 +725,9 @@ class Live {
     const { type, scope } = message;
     if (type === "snapshot") {
       // Asked for, or sent unasked after a configuration change: it replaces what we have.
-      this.state.set(scope, fromSnapshot(scope, message.data));
+      const own = ownView(this.page.root.dataset.view);
+      const data = own ? own.snapshot(scope, message.data) : fromSnapshot(scope, message.data);
+      this.state.set(scope, data);
       this.seq.set(scope, message.seq);
       this.waiting.delete(scope);
       if (this.waiting.size === 0) this.live();
@@ -729,7 +744,10 @@ class Live {
       }
       this.seq.set(scope, message.seq);
       const { changed, removed } = message;
-      this.state.set(scope, withUpdate(scope, this.state.get(scope), changed, removed));
+      const own = ownView(this.page.root.dataset.view);
+      const current = this.state.get(scope);
+      this.state.set(scope, own
+        ? own.update(scope, current, message) : withUpdate(scope, current, changed, removed));
       this.draw();
     } else if (type === "stale") {
       // The socket is open but the server's figures stopped (its engine owner or Redis is

@@ -1,0 +1,142 @@
+"""The rows of the elastic quota page, written in Python (a tree of thousands of queues renders
+fast). ``static/js/elastic.js`` writes the same markup when the live socket brings new figures:
+keep the two in step."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from urllib.parse import quote
+
+from django import template
+from django.urls import reverse
+from django.utils.html import escape
+from django.utils.http import RFC3986_SUBDELIMS
+from django.utils.safestring import SafeString, mark_safe
+
+from quotaweb.elastic.page_selectors import Bar, Line, QueueRow
+from trackers.resources import format_quantity, format_resource
+
+register = template.Library()
+
+_PLACEHOLDER = "elastic-path-placeholder"
+_SAFE = RFC3986_SUBDELIMS + "/~:@"
+EXPLAIN_TITLE = "How this runtime came about, step by step"
+NOT_SHARED_TITLE = "{kind} is not in this queue's max, so it takes no part in sharing {kind}"
+
+
+def _hint(text: str, title: str = "") -> str:
+    hover = f' title="{escape(title)}"' if title else ""
+    return f'<span class="hint"{hover}>{escape(text)}</span>'
+
+
+def _bar(bar: Bar) -> str:
+    """The runtime against the min: segments positioned in % of the bar's scale."""
+    runtime_at = bar.pct(bar.runtime)
+    parts = []
+
+    def segment(name: str, width: int, left: str = "") -> None:
+        if width > 0:
+            at = f"left: {left}%; " if left else ""
+            parts.append(f'<span class="ebar-{name}" style="{at}width: {bar.pct(width)}%"></span>')
+
+    segment("own", bar.own)
+    segment("borrowed", bar.borrowed, bar.pct(bar.own))
+    segment("lent", bar.lent, runtime_at)
+    segment("wanted", bar.wanted, runtime_at)
+    segment("used", bar.used)
+    segment("over", bar.over, runtime_at)
+    if bar.min > 0:
+        parts.append(f'<span class="ebar-min" style="left: {bar.pct(bar.min)}%"></span>')
+    text = escape(bar.text)
+    return (
+        f'<span class="ebar" role="img" aria-label="{text}" title="{text}">{"".join(parts)}'
+        "</span>"
+    )
+
+
+def _cells(line: Line, explain: Callable[[str], str]) -> str:
+    def q(value: int) -> str:
+        return escape(format_quantity(line.kind, value))
+
+    minimum = _hint("not set") if line.min is None else q(line.min)
+    if line.scaled_min is not None:
+        minimum += _hint(f" (scaled to {format_quantity(line.kind, line.scaled_min)})",
+                         "the mins of its siblings did not fit the pool, so each was scaled down")
+    request = q(line.request)
+    if line.limited_request < line.request:
+        request += _hint(f" (capped at {format_quantity(line.kind, line.limited_request)})",
+                         "the request above the max does not count")
+    if line.runtime is None:
+        runtime = _hint("not shared", NOT_SHARED_TITLE.format(kind=line.kind))
+    else:
+        runtime = (
+            f'<a href="{escape(explain(line.kind))}" title="{EXPLAIN_TITLE}">'
+            f"{q(line.runtime)}</a>"
+        )
+    cells = [
+        f'<th scope="row" class="kind">{escape(line.kind)}</th>',
+        f'<td class="num">{minimum}</td>',
+        f'<td class="num">{_hint("no max") if line.max is None else q(line.max)}</td>',
+        f'<td class="num">{_hint("none") if line.weight is None else q(line.weight)}</td>',
+        f'<td class="num">{request}</td>',
+        f'<td class="num">{q(line.used)}</td>',
+        f'<td class="num runtime">{runtime}</td>',
+        f'<td class="num">{q(line.lent)}</td>',
+        f'<td class="num">{q(line.borrowed)}</td>',
+        f'<td class="num">{"" if line.unallocated is None else q(line.unallocated)}</td>',
+        f'<td class="ebar-cell">{_bar(line.bar) if line.bar else ""}</td>',
+    ]
+    return "".join(cells)
+
+
+def _queue_cell(row: QueueRow, link: Callable[[str, str], str], rowspan: int) -> str:
+    tags = []
+    if row.system:
+        tags.append('<span class="tag">system</span>')
+    if row.over:
+        over = escape(format_resource(row.over))
+        tags.append(f'<span class="tag over">over its runtime by {over}</span>')
+    notes = "".join(f'<p class="hint enote">{escape(note)}</p>' for note in row.notes)
+    span = f' rowspan="{rowspan}"' if rowspan > 1 else ""
+    return (
+        f'<th scope="rowgroup"{span} class="qname">{link(row.path, row.name)}'
+        f'{" " + " ".join(tags) if tags else ""}{notes}</th>'
+    )
+
+
+def queue_body(
+    row: QueueRow, link: Callable[[str, str], str], explain_of: Callable[[str, str], str]
+) -> str:
+    lines = row.lines
+    head = _queue_cell(row, link, max(1, len(lines)))
+    if not lines:
+        body = (f'<tr>{head}<th scope="row" class="kind">&ndash;</th>'
+                '<td colspan="10" class="hint">no resource figures</td></tr>')
+    else:
+        body = "".join(
+            f"<tr>{head if index == 0 else ''}"
+            f"{_cells(line, lambda kind: explain_of(row.path, kind))}</tr>"
+            for index, line in enumerate(lines)
+        )
+    return (
+        f'<tbody class="equeue" data-key="{escape(row.path)}" data-sig="{escape(row.sig)}" '
+        f'style="--depth: {row.depth}">{body}</tbody>'
+    )
+
+
+@register.simple_tag
+def elastic_rows(partition: str, rows: Iterable[QueueRow]) -> SafeString:
+    """Every queue as a ``<tbody>`` of one row per resource type."""
+    prefix, _, suffix = reverse(
+        "usage:queue", args=[partition, _PLACEHOLDER]
+    ).partition(_PLACEHOLDER)
+    explain = reverse("elastic:explain", args=[partition])
+
+    def link(path: str, text: str) -> str:
+        href = escape(f"{prefix}{quote(path, safe=_SAFE)}{suffix}")
+        return f'<a href="{href}" title="{escape(path)}">{escape(text)}</a>'
+
+    def explain_of(path: str, kind: str) -> str:
+        return f"{explain}?queue={quote(path, safe='')}&resource={quote(kind, safe='')}"
+
+    return mark_safe("\n".join(queue_body(row, link, explain_of) for row in rows))  # escaped

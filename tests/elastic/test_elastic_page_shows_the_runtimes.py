@@ -1,0 +1,118 @@
+"""The elastic page of a partition shows, per queue in tree order and per resource, min, max,
+weight, request, used, runtime, lent, borrowed and each parent's unallocated rest, in human
+units, with a bar per queue and resource, when it was computed, and system queues and the root
+explained in words. ``/elastic/`` opens the first partition."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from quotaweb.config.services import config_apply
+from quotaweb.core.services import engines_start
+from quotaweb.elastic import services
+from quotaweb.elastic.page_selectors import NOTE_ROOT, NOTE_SYSTEM
+from tests.elastic.pages import page_url, queue_bodies, rows_of
+from tests.elastic.support import k1
+
+pytestmark = pytest.mark.django_db
+
+GiB = 2**30
+TREE_ORDER = [
+    "root", "root.a", "root.b", "root.c", "root.d", "root.e", "root.e.e1", "root.e.e2",
+    "root.sys",
+]
+# Two queues sharing memory and vcore: y asks for nothing and lends its min to x.
+MEMORY_YAML = """\
+partitions:
+  - name: default
+    queues:
+      - name: root
+        queues:
+          - name: x
+            resources: {guaranteed: {memory: 100Gi, vcore: "10"}, max: {memory: 400Gi, vcore: "40"}}
+          - name: y
+            resources: {guaranteed: {memory: 100Gi, vcore: "10"}, max: {memory: 400Gi, vcore: "40"}}
+"""
+
+
+def test_the_k1_runtimes_lent_and_borrowed_per_queue_in_tree_order(
+    viewer_client, admin_api, active_elastic
+):
+    k1(admin_api)
+    response = viewer_client.get(page_url())
+    assert response.status_code == 200
+    html = response.content.decode()
+    bodies = queue_bodies(html)
+    assert list(bodies) == TREE_ORDER
+    columns = ["queue", "kind", "min", "max", "weight", "request", "used", "runtime", "lent",
+               "borrowed", "unallocated", "bar"]
+    (a,) = [dict(zip(columns, cells, strict=True)) for cells in rows_of(bodies["root.a"])]
+    assert (a["kind"], a["min"], a["max"], a["weight"], a["request"], a["used"]) == (
+        "gpu", "10", "40", "40", "5", "0"
+    )
+    assert (a["runtime"], a["lent"], a["borrowed"], a["unallocated"]) == ("5", "5", "0", "")
+    (d,) = rows_of(bodies["root.d"])
+    assert d[5:10] == ["70", "0", "40", "0", "25"]
+    (c,) = rows_of(bodies["root.c"])
+    assert c[7] == "35"
+    # a parent shows what its children were not given: K1 hands out the whole pool
+    (root,) = rows_of(bodies["root"])
+    assert root[7] == "100"
+    assert root[10] == "0"
+    assert NOTE_ROOT in html
+    assert "tag\">system</span>" in bodies["root.sys"]
+    assert NOTE_SYSTEM in bodies["root.sys"]
+    # bars with their numbers as text
+    assert 'aria-label="gpu: runtime 40 against a min of 15, borrows 25; uses 0; asks for 70, ' \
+        '30 more than it gets"' in bodies["root.d"]
+    assert 'aria-label="gpu: runtime 5 against a min of 10, lends 5; uses 0"' in bodies["root.a"]
+    assert 'class="ebar-borrowed"' in bodies["root.d"]
+    assert 'class="ebar-lent"' in bodies["root.a"]
+    # settings and when it was computed
+    assert 'data-field="enabled">off<' in html
+    assert 'data-field="total">gpu 100<' in html
+    assert 'data-field="computed"><time datetime="' in html
+    # live: the page follows the elastic scope
+    assert 'data-scopes="elastic"' in html
+    assert "js/elastic.js" in html
+    assert "js/live.js" in html
+
+
+def test_memory_and_vcore_in_human_units(viewer_client, admin, db):
+    config_apply(yaml_text=MEMORY_YAML, author=None, base_version=None)
+    engines_start()
+    services.elastic_total_set(
+        partition="default", total={"memory": 200 * GiB, "vcore": 20_000}, author=admin
+    )
+    services.elastic_demand_set(
+        partition="default", queue_path="root.x", demand={"memory": 150 * GiB, "vcore": 15_000}
+    )
+    html = viewer_client.get(page_url()).content.decode()
+    assert 'data-field="total">memory 214.7 GB, 20 vcore<' in html
+    memory, vcore = rows_of(queue_bodies(html)["root.x"])
+    # queue, kind, min, max, weight, request, used, runtime, lent, borrowed
+    assert memory[1:10] == ["memory", "107.4 GB", "429.5 GB", "429.5 GB", "161.1 GB", "0 B",
+                            "161.1 GB", "0 B", "53.7 GB"]
+    assert vcore[:9] == ["vcore", "10 vcore", "40 vcore", "40 vcore", "15 vcore", "0 vcore",
+                          "15 vcore", "0 vcore", "5 vcore"]
+    (y_memory, _) = rows_of(queue_bodies(html)["root.y"])
+    assert y_memory[7:9] == ["0 B", "107.4 GB"]  # runtime 0, lends its whole min
+
+
+def test_the_elastic_index_opens_the_first_partition_and_the_nav_links_it(
+    viewer_client, active_elastic
+):
+    response = viewer_client.get(reverse("elastic:index"))
+    assert response.status_code == 302
+    assert response["Location"] == page_url()
+    html = viewer_client.get(page_url()).content.decode()
+    assert f'<a href="{reverse("elastic:index")}" aria-current="page">Elastic quota</a>' in html
+    home = viewer_client.get(reverse("core:home")).content.decode()
+    assert f'<a href="{reverse("elastic:index")}">Elastic quota</a>' in home
+
+
+def test_anonymous_visitors_are_sent_to_log_in(client, active_elastic):
+    response = client.get(page_url())
+    assert response.status_code == 302
+    assert response["Location"].startswith(reverse("accounts:login"))
