@@ -165,6 +165,7 @@ function cells(page, row, line, kit) {
     : h("a", { href: explain, title: EXPLAIN_TITLE }, q(line.runtime));
   return [
     h("th", { scope: "row", class: "kind" }, line.kind),
+    h("td", { class: "ebar-cell" }, line.bar ? barElement(line.bar, kit) : null),
     num(min),
     num(line.max === null ? hint(kit, "no max") : q(line.max)),
     num(line.weight === null ? hint(kit, "none") : q(line.weight)),
@@ -174,7 +175,6 @@ function cells(page, row, line, kit) {
     num(q(line.lent)),
     num(q(line.borrowed)),
     num(line.unallocated === null ? "" : q(line.unallocated)),
-    h("td", { class: "ebar-cell" }, line.bar ? barElement(line.bar, kit) : null),
   ];
 }
 
@@ -247,7 +247,7 @@ function drawSettings(page, settings, kit) {
       h("code", null, "elasticQuota"), "."]
     : "Off: runtimes are computed and shown here, but not enforced.");
   const hasTotal = Object.keys(settings.clusterTotal).length > 0;
-  replaceField(root, "total", hasTotal ? formatResource(settings.clusterTotal) : "not set");
+  replaceField(root, "cluster-total", hasTotal ? formatResource(settings.clusterTotal) : "not set");
   replaceField(root, "pool",
     Object.keys(settings.pool).length ? formatResource(settings.pool) : "nothing");
   if (settings.computedAt) {

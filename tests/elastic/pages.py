@@ -41,3 +41,16 @@ def cell_texts(row_html: str) -> list[str]:
 
 def rows_of(body: str) -> list[list[str]]:
     return [cell_texts(tr) for tr in re.findall(r"<tr>(.*?)</tr>", body, re.S)]
+
+
+COLUMNS = ("kind", "bar", "min", "max", "weight", "request", "used", "runtime", "lent",
+           "borrowed", "unallocated")
+
+
+def figures(body: str) -> dict[str, dict[str, str]]:
+    """One queue's cells by resource type and column (the queue's own cell left out)."""
+    out = {}
+    for cells in rows_of(body):
+        named = dict(zip(COLUMNS, cells[-len(COLUMNS):], strict=True))
+        out[named["kind"]] = named
+    return out

@@ -12,7 +12,7 @@ from quotaweb.config.services import config_apply
 from quotaweb.core.services import engines_start
 from quotaweb.elastic import services
 from quotaweb.elastic.page_selectors import NOTE_ROOT, NOTE_SYSTEM
-from tests.elastic.pages import page_url, queue_bodies, rows_of
+from tests.elastic.pages import COLUMNS, figures, page_url, queue_bodies
 from tests.elastic.support import k1
 
 pytestmark = pytest.mark.django_db
@@ -45,21 +45,16 @@ def test_the_k1_runtimes_lent_and_borrowed_per_queue_in_tree_order(
     html = response.content.decode()
     bodies = queue_bodies(html)
     assert list(bodies) == TREE_ORDER
-    columns = ["queue", "kind", "min", "max", "weight", "request", "used", "runtime", "lent",
-               "borrowed", "unallocated", "bar"]
-    (a,) = [dict(zip(columns, cells, strict=True)) for cells in rows_of(bodies["root.a"])]
-    assert (a["kind"], a["min"], a["max"], a["weight"], a["request"], a["used"]) == (
-        "gpu", "10", "40", "40", "5", "0"
-    )
+    a = figures(bodies["root.a"])["gpu"]
+    assert (a["min"], a["max"], a["weight"]) == ("10", "40", "40")
+    assert (a["request"], a["used"]) == ("5", "0")
     assert (a["runtime"], a["lent"], a["borrowed"], a["unallocated"]) == ("5", "5", "0", "")
-    (d,) = rows_of(bodies["root.d"])
-    assert d[5:10] == ["70", "0", "40", "0", "25"]
-    (c,) = rows_of(bodies["root.c"])
-    assert c[7] == "35"
+    d = figures(bodies["root.d"])["gpu"]
+    assert (d["request"], d["runtime"], d["lent"], d["borrowed"]) == ("70", "40", "0", "25")
+    assert figures(bodies["root.c"])["gpu"]["runtime"] == "35"
     # a parent shows what its children were not given: K1 hands out the whole pool
-    (root,) = rows_of(bodies["root"])
-    assert root[7] == "100"
-    assert root[10] == "0"
+    root = figures(bodies["root"])["gpu"]
+    assert (root["runtime"], root["unallocated"]) == ("100", "0")
     assert NOTE_ROOT in html
     assert "tag\">system</span>" in bodies["root.sys"]
     assert NOTE_SYSTEM in bodies["root.sys"]
@@ -71,7 +66,7 @@ def test_the_k1_runtimes_lent_and_borrowed_per_queue_in_tree_order(
     assert 'class="ebar-lent"' in bodies["root.a"]
     # settings and when it was computed
     assert 'data-field="enabled">off<' in html
-    assert 'data-field="total">gpu 100<' in html
+    assert 'data-field="cluster-total">gpu 100<' in html
     assert 'data-field="computed"><time datetime="' in html
     # live: the page follows the elastic scope
     assert 'data-scopes="elastic"' in html
@@ -89,15 +84,17 @@ def test_memory_and_vcore_in_human_units(viewer_client, admin, db):
         partition="default", queue_path="root.x", demand={"memory": 150 * GiB, "vcore": 15_000}
     )
     html = viewer_client.get(page_url()).content.decode()
-    assert 'data-field="total">memory 214.7 GB, 20 vcore<' in html
-    memory, vcore = rows_of(queue_bodies(html)["root.x"])
-    # queue, kind, min, max, weight, request, used, runtime, lent, borrowed
-    assert memory[1:10] == ["memory", "107.4 GB", "429.5 GB", "429.5 GB", "161.1 GB", "0 B",
-                            "161.1 GB", "0 B", "53.7 GB"]
-    assert vcore[:9] == ["vcore", "10 vcore", "40 vcore", "40 vcore", "15 vcore", "0 vcore",
-                          "15 vcore", "0 vcore", "5 vcore"]
-    (y_memory, _) = rows_of(queue_bodies(html)["root.y"])
-    assert y_memory[7:9] == ["0 B", "107.4 GB"]  # runtime 0, lends its whole min
+    assert 'data-field="cluster-total">memory 214.7 GB, 20 vcore<' in html
+    x = figures(queue_bodies(html)["root.x"])
+    assert [x["memory"][name] for name in COLUMNS[2:10]] == [
+        "107.4 GB", "429.5 GB", "429.5 GB", "161.1 GB", "0 B", "161.1 GB", "0 B", "53.7 GB",
+    ]
+    assert [x["vcore"][name] for name in COLUMNS[2:10]] == [
+        "10 vcore", "40 vcore", "40 vcore", "15 vcore", "0 vcore", "15 vcore", "0 vcore",
+        "5 vcore",
+    ]
+    y = figures(queue_bodies(html)["root.y"])["memory"]
+    assert (y["runtime"], y["lent"]) == ("0 B", "107.4 GB")  # it lends its whole min
 
 
 def test_the_elastic_index_opens_the_first_partition_and_the_nav_links_it(

@@ -75,6 +75,7 @@ def _cells(line: Line, explain: Callable[[str], str]) -> str:
         )
     cells = [
         f'<th scope="row" class="kind">{escape(line.kind)}</th>',
+        f'<td class="ebar-cell">{_bar(line.bar) if line.bar else ""}</td>',
         f'<td class="num">{minimum}</td>',
         f'<td class="num">{_hint("no max") if line.max is None else q(line.max)}</td>',
         f'<td class="num">{_hint("none") if line.weight is None else q(line.weight)}</td>',
@@ -84,7 +85,6 @@ def _cells(line: Line, explain: Callable[[str], str]) -> str:
         f'<td class="num">{q(line.lent)}</td>',
         f'<td class="num">{q(line.borrowed)}</td>',
         f'<td class="num">{"" if line.unallocated is None else q(line.unallocated)}</td>',
-        f'<td class="ebar-cell">{_bar(line.bar) if line.bar else ""}</td>',
     ]
     return "".join(cells)
 

@@ -1,0 +1,95 @@
+"""The elastic quota page in a real browser against a real server (``manage.py demo`` with the
+elastic worked example): an admin turns elastic quota on and sets the cluster total through the
+page's forms, then demand arrives through the API and the page shows the new runtimes without a
+reload, over the live socket's ``elastic`` scope."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.configs import ELASTIC_YAML
+from tests.elastic.support import K1_DEMAND, K1_RUNTIME, gpus
+from tests.server_process import ServerProcess, free_port
+
+pytestmark = pytest.mark.browser
+
+ADMIN = ("admin", "quota-admin-demo")
+PAGE = "/elastic/default/"
+DEMAND = "/api/v1/partitions/default/elastic/demand"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    with ServerProcess(
+        tmp_path_factory.mktemp("elastic"), free_port(), config_yaml=ELASTIC_YAML
+    ).running() as process:
+        yield process
+
+
+@pytest.fixture(scope="module")
+def token(server) -> str:
+    return server.token("admin")
+
+
+def _url(server: ServerProcess, path: str) -> str:
+    return f"http://127.0.0.1:{server.port}{path}"
+
+
+def _runtime(page, path: str):
+    return page.locator(f'tbody[data-key="{path}"] td.runtime')
+
+
+def test_an_admin_turns_it_on_sets_the_total_and_sees_demand_arrive(page, server, token):
+    username, password = ADMIN
+    page.goto(_url(server, f"/accounts/login/?next={PAGE}"))
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url(_url(server, PAGE))
+    badge = page.locator("[data-live-badge]")
+    expect(badge).to_have_text("live")
+    expect(page.locator('[data-field="enabled"]')).to_have_text("off")
+    expect(page.locator("[data-no-total]")).to_be_visible()
+
+    page.get_by_role("button", name="Turn elastic quota on").click()
+    page.wait_for_url(_url(server, PAGE))
+    expect(page.get_by_role("status").filter(has_text="Elastic quota is on")).to_be_visible()
+    expect(page.locator('[data-field="enabled"]')).to_have_text("on")
+
+    page.get_by_label("Cluster total").fill("gpu: 100")
+    page.get_by_role("button", name="Set the cluster total").click()
+    page.wait_for_url(_url(server, PAGE))
+    done = page.get_by_text("The cluster total of partition default is now gpu 100.")
+    expect(done).to_be_visible()
+    expect(page.locator('[data-field="cluster-total"]')).to_have_text("gpu 100")
+    expect(page.locator("[data-no-total]")).to_be_hidden()
+    expect(badge).to_have_text("live")
+    # nothing asked for yet: every leaf lends its min, the root's pool is 100
+    expect(_runtime(page, "root")).to_have_text("100")
+    expect(_runtime(page, "root.d")).to_have_text("0")
+    page.evaluate("window.notReloaded = true")
+
+    for path, count in K1_DEMAND.items():
+        status, answer = server.request(
+            "PUT", DEMAND, {"queuePath": path, "resource": gpus(count)}, token
+        )
+        assert status == 200, answer
+    for path, runtime in K1_RUNTIME.items():
+        expect(_runtime(page, path)).to_have_text(str(runtime))
+    d = page.locator('tbody[data-key="root.d"]')
+    expect(d.locator(".ebar")).to_have_attribute(
+        "aria-label",
+        "gpu: runtime 40 against a min of 15, borrows 25; uses 0; "
+        "asks for 70, 30 more than it gets",
+    )
+    expect(d.locator(".ebar-borrowed")).to_have_count(1)
+    expect(page.locator('tbody[data-key="root.a"] .ebar-lent')).to_have_count(1)
+    assert page.evaluate("window.notReloaded") is True
+
+    # the explanation is one click away
+    _runtime(page, "root.d").get_by_role("link").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Runtime of root.d for gpu")
+    expect(page.locator("[data-steps] li").last).to_have_text(
+        "Runtime: 40 (it asked for 70; nothing more was left)."
+    )
