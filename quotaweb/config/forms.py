@@ -8,6 +8,7 @@ validator's errors on the form field it is about.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -16,6 +17,7 @@ from django import forms
 
 from quotaweb.config.selectors import error_text, queue_tail
 from trackers.config.loader import MAX_BYTES
+from trackers.elastic.queues import PROP_ALLOW_LENT, PROP_SYSTEM, PROP_WEIGHT
 
 ERR_RESOURCE_ITEM = (
     "write each resource as type: quantity, separated by commas (for example memory: 10G, "
@@ -23,6 +25,9 @@ ERR_RESOURCE_ITEM = (
 )
 ERR_RESOURCE_TWICE = "resource type {kind!r} is given twice"
 ERR_PROPERTY_LINE = "write one property per line as name: value; could not read line {line}"
+ERR_PROPERTY_TWICE = (
+    "{name} has a field of its own on this form ({label}); remove it here or there"
+)
 ERR_YAML_NONE = "paste a configuration or choose a file to upload"
 ERR_YAML_BOTH = "paste a configuration or upload a file, not both"
 ERR_YAML_ENCODING = "the file is not UTF-8 text"
@@ -37,6 +42,32 @@ ACL_HELP = (
     "users then groups, separated by one space: \"alice,bob admins\"; * is everyone; a single "
     "space is nobody; empty means not set (inherited)."
 )
+PROPERTIES_HELP = (
+    "One per line: name: value. The elastic quota settings (elastic.shared-weight, "
+    "elastic.allow-lent, elastic.system) have fields of their own."
+)
+WEIGHT_HELP = (
+    "Elastic quota: this queue's share, per resource, of what its siblings lend when several "
+    "queues want more than their min. Written like max: vcore: 4, memory: 8Gi. Empty: the "
+    "weight equals the max."
+)
+ALLOW_LENT_HELP = (
+    "Elastic quota: while it asks for less than its guaranteed resources (its min), busy "
+    "siblings may use the rest until it asks again."
+)
+SYSTEM_HELP = (
+    "Elastic quota: a system queue's usage comes off the pool before the split, and it is kept "
+    "out of the fair split (its runtime is its max)."
+)
+ALLOW_LENT_CHOICES = [
+    ("", "yes: it lends its unused min to busy siblings (the default)"),
+    ("false", "no: it keeps its whole min even while it asks for less"),
+]
+SYSTEM_CHOICES = [
+    ("", "no: it takes part in the fair split (the default)"),
+    ("true", "yes: its usage comes off the pool and it stays out of the fair split"),
+]
+FLAG_AS_WRITTEN = "{value} (as written: not true or false; choose one of the above)"
 KIND_CHOICES = [
     ("", "decided by its children (a parent when it has child queues)"),
     ("parent", "always a parent (applications cannot run here)"),
@@ -100,7 +131,7 @@ class PropertiesField(forms.CharField):
     def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("required", False)
         kwargs.setdefault("widget", forms.Textarea(attrs={"rows": 2}))
-        kwargs.setdefault("help_text", "One per line: name: value.")
+        kwargs.setdefault("help_text", PROPERTIES_HELP)
         super().__init__(**kwargs)
 
     def prepare_value(self, value: Any) -> Any:
@@ -130,6 +161,67 @@ class AclField(forms.CharField):
         return value if value else None
 
 
+# The elastic quota settings: queue properties with a field each (form field -> property, the
+# word that is the default and is therefore not written).
+ELASTIC_FLAGS = (
+    ("elastic_allow_lent", PROP_ALLOW_LENT, "true"),
+    ("elastic_system", PROP_SYSTEM, "false"),
+)
+ELASTIC_PROPERTY_OF = {
+    "elastic_weight": PROP_WEIGHT,
+    **{name: prop for name, prop, _ in ELASTIC_FLAGS},
+}
+
+
+def weight_values(text: str) -> dict[str, str] | None:
+    """A shared weight as written (``vcore=4,memory=8Gi`` or a JSON object) as ``{type:
+    quantity}`` for the weight field; None when it cannot be shown there (it then stays among
+    the other properties, as written)."""
+    stripped = text.strip()
+    if stripped.startswith("{"):
+        try:
+            raw = json.loads(stripped)
+        except ValueError:
+            return None
+        if not isinstance(raw, dict) or not all(
+            isinstance(value, str | int) and not isinstance(value, bool) for value in raw.values()
+        ):
+            return None
+        pairs = [(str(kind).strip(), str(value).strip()) for kind, value in raw.items()]
+    else:
+        pairs = []
+        for entry in stripped.split(","):
+            if not entry.strip():
+                continue
+            kind, sep, value = entry.partition("=")
+            pairs.append((kind.strip(), value.strip()) if sep else ("", ""))
+    out = dict(pairs)
+    if not pairs or len(out) != len(pairs) or any(not k or not v for k, v in pairs):
+        return None
+    # Shown in the field and read back, it must come out the same.
+    try:
+        shown = ResourcesField().to_python(resources_text(out))
+    except forms.ValidationError:
+        return None
+    return out if shown == out else None
+
+
+def weight_text(values: Mapping[str, str]) -> str:
+    """The weight field's values as the property is written: ``vcore=4,memory=8Gi``."""
+    return ",".join(f"{kind}={quantity}" for kind, quantity in values.items())
+
+
+def _flag_choice(value: str | None, default: str) -> str:
+    """A flag property as the choice its field shows: "" for the default (missing or written),
+    the other word, or the value as written when it is neither."""
+    if value is None:
+        return ""
+    word = value.strip().lower()
+    if word == default:
+        return ""
+    return word if word in ("true", "false") else value
+
+
 class QueueForm(forms.Form):
     name = forms.CharField(max_length=64, help_text="Letters, digits and - _ # @ / : only.")
     guaranteed = ResourcesField()
@@ -137,6 +229,13 @@ class QueueForm(forms.Form):
     max_applications = forms.IntegerField(
         required=False, min_value=0, label="Max applications",
         help_text="Running applications in this queue over all users; empty or 0: no cap here.",
+    )
+    elastic_weight = ResourcesField(label="Elastic shared weight", help_text=WEIGHT_HELP)
+    elastic_allow_lent = forms.ChoiceField(
+        required=False, label="Lends its unused min", help_text=ALLOW_LENT_HELP,
+    )
+    elastic_system = forms.ChoiceField(
+        required=False, label="System queue", help_text=SYSTEM_HELP,
     )
     properties = PropertiesField()
     submit_acl = AclField(label="Submit ACL")
@@ -147,29 +246,79 @@ class QueueForm(forms.Form):
         super().__init__(*args, **kwargs)
         if is_root:
             # The root is always called root and holds no resources (rule S1); keep the form to
-            # what can change.
-            for name in ("name", "guaranteed", "max", "kind"):
+            # what can change. It takes no part in elastic sharing: its elastic properties, if
+            # any, stay among the others.
+            for name in ("name", "guaranteed", "max", "kind", *ELASTIC_PROPERTY_OF):
                 del self.fields[name]
+            return
+        for (name, _, _), choices in zip(
+            ELASTIC_FLAGS, (ALLOW_LENT_CHOICES, SYSTEM_CHOICES), strict=True
+        ):
+            written = self.initial.get(name) or ""
+            extra = [] if written in dict(choices) else [
+                (written, FLAG_AS_WRITTEN.format(value=written))
+            ]
+            self.fields[name].choices = [*choices, *extra]
 
     @staticmethod
     def initial_for(queue: Any) -> dict[str, Any]:
+        properties = dict(queue.properties)
+        elastic: dict[str, Any] = {}
+        if "." in queue.path:  # not the root
+            text = properties.get(PROP_WEIGHT)
+            weight = None if text is None else weight_values(text)
+            if weight is not None:
+                del properties[PROP_WEIGHT]
+            elastic["elastic_weight"] = weight or {}
+            for name, prop, default in ELASTIC_FLAGS:
+                elastic[name] = _flag_choice(properties.pop(prop, None), default)
         return {
             "name": queue.name,
             "guaranteed": dict(queue.guaranteed),
             "max": dict(queue.max),
             "max_applications": queue.max_applications or None,
-            "properties": dict(queue.properties),
+            "properties": properties,
+            **elastic,
             "submit_acl": queue.submit_acl or "",
             "admin_acl": queue.admin_acl or "",
             "kind": {True: "parent", False: "leaf"}.get(queue.parent, ""),
         }
 
-    def values(self, *, only_changed: bool = False) -> dict[str, Any]:
-        """The cleaned data in the field names edits take (``is_parent``, ``max`` ...)."""
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        written = data.get("properties") or {}
+        for name, prop in ELASTIC_PROPERTY_OF.items():
+            if name in self.fields and data.get(name) and prop in written:
+                self.add_error("properties", ERR_PROPERTY_TWICE.format(
+                    name=prop, label=self.fields[name].label
+                ))
+        return data
+
+    def _properties(self) -> dict[str, str]:
+        """The other properties with the elastic fields written in (defaults are not)."""
         data = self.cleaned_data
+        out = dict(data["properties"])
+        if data.get("elastic_weight"):
+            out[PROP_WEIGHT] = weight_text(data["elastic_weight"])
+        for name, prop, _ in ELASTIC_FLAGS:
+            if data.get(name):
+                out[prop] = data[name]
+        return out
+
+    def values(self, *, only_changed: bool = False) -> dict[str, Any]:
+        """The cleaned data in the field names edits take (``is_parent``, ``max`` ...). The
+        elastic fields go into ``properties``, which an edit replaces as a whole."""
+        data = self.cleaned_data
+        changed = set(self.changed_data)
         out: dict[str, Any] = {}
         for name in self.fields:
-            if only_changed and name not in self.changed_data:
+            if name in ELASTIC_PROPERTY_OF:
+                continue
+            if name == "properties":
+                if not only_changed or changed & {"properties", *ELASTIC_PROPERTY_OF}:
+                    out[name] = self._properties()
+                continue
+            if only_changed and name not in changed:
                 continue
             if name == "kind":
                 out["is_parent"] = {"parent": True, "leaf": False}.get(data["kind"])
@@ -279,6 +428,7 @@ QUEUE_FIELD_OF = (
     ("resources.guaranteed", "guaranteed"),
     ("resources.max", "max"),
     ("maxapplications", "max_applications"),
+    *((f"properties.{prop}", name) for name, prop in ELASTIC_PROPERTY_OF.items()),
     ("properties", "properties"),
     ("adminacl", "admin_acl"),
     ("submitacl", "submit_acl"),
