@@ -1,7 +1,8 @@
 """The elastic quota page in a real browser against a real server (``manage.py demo`` with the
 elastic worked example): an admin turns elastic quota on and sets the cluster total through the
 page's forms, then demand arrives through the API and the page shows the new runtimes without a
-reload, over the live socket's ``elastic`` scope."""
+reload, over the live socket's ``elastic`` scope; so do a switch turned off elsewhere and a queue
+that usage puts over its runtime."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ pytestmark = pytest.mark.browser
 ADMIN = ("admin", "quota-admin-demo")
 PAGE = "/elastic/default/"
 DEMAND = "/api/v1/partitions/default/elastic/demand"
+SETTINGS = "/api/v1/partitions/default/elastic/settings"
+ALLOCATIONS = "/api/v1/partitions/default/allocations"
 
 
 @pytest.fixture(scope="module")
@@ -49,6 +52,9 @@ def test_an_admin_turns_it_on_sets_the_total_and_sees_demand_arrive(page, server
     page.wait_for_url(_url(server, PAGE))
     badge = page.locator("[data-live-badge]")
     expect(badge).to_have_text("live")
+    # The first snapshot matched what the server drew: no queue had to be drawn again.
+    page.evaluate("new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    assert page.locator("tr.changed").count() == 0
     expect(page.locator('[data-field="enabled"]')).to_have_text("off")
     expect(page.locator("[data-no-total]")).to_be_visible()
 
@@ -87,9 +93,29 @@ def test_an_admin_turns_it_on_sets_the_total_and_sees_demand_arrive(page, server
     expect(page.locator('tbody[data-key="root.a"] .ebar-lent')).to_have_count(1)
     assert page.evaluate("window.notReloaded") is True
 
-    # the explanation is one click away
+    # Turned off elsewhere: the page says so and offers to turn it on again.
+    status, answer = server.request("PUT", SETTINGS, {"enabled": False}, token)
+    assert status == 200, answer
+    expect(page.locator('[data-field="enabled"]')).to_have_text("off")
+    expect(page.get_by_role("button", name="Turn elastic quota on")).to_be_visible()
+    # Off, a takes 30 GPUs (its max is 40), more than its share: it is over its runtime, and
+    # the page says the over-use list below is out of date.
+    expect(page.locator("[data-over-changed]")).to_be_hidden()
+    status, answer = server.request("POST", ALLOCATIONS, {
+        "allocationKey": "a-1", "applicationId": "app-1", "queuePath": "root.a", "user": "alice",
+        "groups": [], "resource": gpus(30),
+    }, token)
+    assert status == 201, answer
+    a = page.locator('tbody[data-key="root.a"]')
+    expect(a.locator(".tag.over")).to_contain_text("over its runtime by gpu")
+    expect(a.locator(".ebar-over")).to_have_count(1)
+    expect(page.locator("[data-over-changed]")).to_be_visible()
+    assert page.evaluate("window.notReloaded") is True
+
+    # the explanation of the runtime shown is one click away
+    shown = _runtime(page, "root.d").inner_text()
     _runtime(page, "root.d").get_by_role("link").click()
     expect(page.get_by_role("heading", level=1)).to_have_text("Runtime of root.d for gpu")
     expect(page.locator("[data-steps] li").last).to_have_text(
-        "Runtime: 40 (it asked for 70; nothing more was left)."
+        f"Runtime: {shown} (it asked for 70; nothing more was left)."
     )
