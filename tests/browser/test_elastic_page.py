@@ -39,17 +39,21 @@ def _url(server: ServerProcess, path: str) -> str:
     return f"http://127.0.0.1:{server.port}{path}"
 
 
-def _runtime(page, path: str):
-    return page.locator(f'tbody[data-key="{path}"] td.runtime')
-
-
-def test_an_admin_turns_it_on_sets_the_total_and_sees_demand_arrive(page, server, token):
+def _log_in(page, server: ServerProcess) -> None:
     username, password = ADMIN
     page.goto(_url(server, f"/accounts/login/?next={PAGE}"))
     page.get_by_label("Username").fill(username)
     page.get_by_label("Password").fill(password)
     page.get_by_role("button", name="Log in").click()
     page.wait_for_url(_url(server, PAGE))
+
+
+def _runtime(page, path: str):
+    return page.locator(f'tbody[data-key="{path}"] td.runtime')
+
+
+def test_an_admin_turns_it_on_sets_the_total_and_sees_demand_arrive(page, server, token):
+    _log_in(page, server)
     badge = page.locator("[data-live-badge]")
     expect(badge).to_have_text("live")
     # The first snapshot matched what the server drew: no queue had to be drawn again.
@@ -119,3 +123,17 @@ def test_an_admin_turns_it_on_sets_the_total_and_sees_demand_arrive(page, server
     expect(page.locator("[data-steps] li").last).to_have_text(
         f"Runtime: {shown} (it asked for 70; nothing more was left)."
     )
+
+
+def test_the_page_fits_a_phone(browser, server):
+    context = browser.new_context(viewport={"width": 375, "height": 740}, is_mobile=True)
+    page = context.new_page()
+    try:
+        _log_in(page, server)
+        expect(page.locator("[data-live-badge]")).to_have_text("live")
+        # the wide table scrolls in its own box; the page does not scroll sideways
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 375, "the page scrolls sideways on a phone"
+        expect(page.get_by_label("Cluster total")).to_be_visible()
+    finally:
+        context.close()
