@@ -34,7 +34,8 @@ def test_equal_priority_cannot_displace_and_priority_0_preempts_nothing(manager)
 def test_higher_priority_slides_a_borrower_up_and_preempts_the_first_at_the_root(manager):
     before = manager.state(T)
     result = manager.try_allocate(T, consumer("J-5", T, "C", cm(4, 32), 1))
-    assert result.allocated and result.node == "C"
+    assert result.allocated
+    assert result.node == "C"
     assert result.preempted == ["J-3"]
     assert compact(manager.state(T)) == {
         "A": ([12, 96], ["J-2"]), "B": ([4, 32], ["J-1"]), "C": ([4, 32], ["J-5"])}
