@@ -36,7 +36,7 @@ def allocate(
             tree.set_reasons(p, steps)
             return True
         if p.priority <= 0:
-            steps.append(m.STEP_NO_PREEMPTION)
+            steps.append(m.STEP_NO_PREEMPTION.format(priority=p.priority))
             break
         if not make_room(tree, p, top, steps, preemptions):
             break

@@ -225,8 +225,7 @@ def _read_resources(
             return ()
         return DEFAULT_RESOURCES
     if not isinstance(raw, list):
-        report.add(m.CODE_DOCUMENT, tree, field_name, m.ERR_NOT_OBJECT.format(what=field_name)
-                   .replace("a JSON object", "a list"))
+        report.add(m.CODE_DOCUMENT, tree, field_name, m.ERR_NOT_LIST.format(what=field_name))
         return () if strict else DEFAULT_RESOURCES
     seen: set[str] = set()
     for index, value in enumerate(raw):

@@ -112,6 +112,11 @@ class QuotaManager:
         with self._lock:
             return self._tree(name).spec
 
+    def tree_specs(self) -> dict[str, TreeSpec]:
+        """Every tree's spec by name: what ``check_consumer`` needs to check a document."""
+        with self._lock:
+            return {name: tree.spec for name, tree in self._trees.items()}
+
     def add_tree(self, spec: TreeSpec, *, mode: str | None = None) -> TreeUpdate:
         """Create a tree; CONFLICT if one of that name exists."""
         with self._lock:

@@ -7,7 +7,9 @@ steps that explain a placement (``STEP_*``) are quotaweb's own. Templates use ``
 
 from __future__ import annotations
 
-# Manager answers (spec 2.9), kept byte for byte.
+# Manager answers (spec 2.9), kept byte for byte. CONSUMER_EXISTS, CONSUMER_NOT_ADDED and
+# UNKNOWN_FOREST belong to the library's separate consumer registry, which quotaweb does not
+# have (a consumer exists while it is allocated): kept so the list stays whole.
 TREE_EXISTS = "tree {tree} already exists; delete first"
 TREE_MISSING = "tree {tree} does not exist"
 TREE_BUSY = "consumer(s) allocated in tree {tree}"
@@ -35,12 +37,7 @@ INVALID_KIND = "invalid kind: {kind}"
 # quotaweb's own answers where the library had none (it crashed, or had no such call).
 UNDO_FOREST_FAILED = "failed undo allocate forest name {forest}"
 TREE_IN_OTHER_FOREST = "tree {tree} already belongs to forest {forest}"
-NO_TRIAL = "no trial allocation of consumer {id} to undo on {scope}"
-TRIAL_SUPERSEDED = (
-    "the trial allocation of consumer {id} is no longer the last operation on tree {tree}"
-)
 UNKNOWN_MODE = "unknown mode {mode}: expected normal or maintenance"
-NOT_ALLOCATED = "consumer {id} is not allocated on tree {tree}"
 BAD_RESTORE = "cannot restore tree {tree}: {problem}"
 
 # Document problems: codes (stable, for programs) and texts (for people).
@@ -66,6 +63,7 @@ CODE_REQUEST_LENGTH = "wrongRequestLength"
 CODE_FIELD = "invalidField"
 
 ERR_NOT_OBJECT = "{what} must be a JSON object"
+ERR_NOT_LIST = "{what} must be a list"
 ERR_TREE_NAME = "tree name must be a non-empty string"
 ERR_RESOURCE_NAME = "resource name must be a non-empty string, got {value!r}"
 ERR_DUPLICATE_RESOURCE = "resource name {name} is listed twice"
@@ -100,20 +98,16 @@ STEP_PREEMPTED_AT_ROOT = "{consumer} preempted at root {node} (priority {priorit
 STEP_PREEMPTED_BY_PRIORITY = (
     "{consumer} preempted at {node} (priority {priority} < {by_priority}, by {by})"
 )
-STEP_CHARGED = "charged {node} ({usage})"
 STEP_CHARGE_FAILED = "charging {node} failed ({usage}): attempt at {anode} undone"
 STEP_PHASE_TWO = "phase 2: preempting priorities below {priority} from {node} down to {group}"
 STEP_PHASE_TWO_NOTHING = (
     "phase 2: preempting lower priorities on the path cannot make room at {node}"
 )
 STEP_RETRY = "room made at {node}: allocating again"
-STEP_NO_PREEMPTION = "priority 0: no preemption"
+STEP_NO_PREEMPTION = "priority {priority}: no preemption (only priorities above 0 preempt)"
 STEP_REJECTED = "rejected: nothing changed"
 STEP_FORCED = "maintenance mode: force-allocated at group {node}, quotas not checked"
 STEP_SLID_DOWN = "{consumer} slid down from {parent} to {node}"
 STEP_SLID_DOWN_AFTER = "slid down from {parent} to {node} when {by} left"
 STEP_REMOVED_WITH_FOREST = "{consumer} removed from tree {tree} (preempted in forest {forest})"
 STEP_REPLACED = "tree update: force-placed at {node}"
-STEP_UNPLACED = "tree update: {consumer} could not be placed (the tree is empty)"
-STEP_RESTORED = "restored at {node}"
-STEP_FOREST_TREE = "tree {tree}:"

@@ -72,10 +72,6 @@ class Node:
         self.by_class: dict[Klass, dict[str, Placement]] = {}
         self.class_sums: dict[Klass, list[int]] = {}
 
-    @property
-    def is_root(self) -> bool:
-        return self.parent is None
-
     def contains(self, other: Node) -> bool:
         """Whether ``other`` is this node or below it."""
         return self.tin <= other.tin <= self.tout
@@ -249,10 +245,6 @@ class QuotaTree:
                 sign = ">" if over else "<="
                 parts.append(f"{res} {node.alloc[i]}+{vector[i]} {sign} {node.quota[i]}")
         return ", ".join(parts)
-
-    def held(self, node: Node) -> list[Placement]:
-        """consumers(n) in order."""
-        return list(node.held.values())
 
     def candidates(self, node: Node, wanted: Iterable[Klass]) -> Iterator[Placement]:
         """The consumers at ``node`` of the given classes, in list (stamp) order."""

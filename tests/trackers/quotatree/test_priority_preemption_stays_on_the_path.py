@@ -50,7 +50,9 @@ def test_no_preemption_at_priority_zero():
     alloc(manager, "a", "L", 2, priority=-1)
     result = alloc(manager, "b", "L", 1, priority=0)
     assert not result.allocated
-    assert result.steps[-2:] == ["priority 0: no preemption", "rejected: nothing changed"]
+    assert result.steps[-2:] == [
+        "priority 0: no preemption (only priorities above 0 preempt)",
+        "rejected: nothing changed"]
 
 
 def test_unpreemptable_and_other_types_are_spared():

@@ -41,7 +41,8 @@ def test_a_rejection_says_what_was_tried():
     result = manager.allocate(T, consumer("y", T, "I", 11))
     assert result.steps == [
         "I full (cpu 1+11 > 1)", "D full (cpu 1+11 > 2)", "A full (cpu 1+11 > 10)",
-        "priority 0: no preemption", "rejected: nothing changed"]
+        "priority 0: no preemption (only priorities above 0 preempt)",
+        "rejected: nothing changed"]
 
 
 def test_a_charge_failure_says_which_attempt_was_undone():
