@@ -53,6 +53,7 @@ INSTALLED_APPS = [
     "quotaweb.usage",
     "quotaweb.teams",
     "quotaweb.elastic",
+    "quotaweb.quotatrees",
 ]
 
 MIDDLEWARE = [

@@ -31,7 +31,10 @@ from quotaweb.engine.gateway import (
     KeyConflict,
     UnknownPartition,
 )
+from quotaweb.engine.quotatrees import TreesNotLoaded
+from quotaweb.quotatrees.services import TreeRejected
 from trackers import InvalidRequest, NotTracked
+from trackers.quotatree import CONFLICT, INVALID, NOT_FOUND, QuotaTreeError
 
 logger = logging.getLogger(__name__)
 
@@ -51,6 +54,11 @@ ERR_CONFLICT = (
 )
 # YuniKorn's own text, which its web UI and clients know.
 ERR_YUNIKORN_PARTITION = "Partition not found"
+
+# QuotaTreeError codes -> (status, error code).
+_TREE_STATUS = {
+    NOT_FOUND: (404, "not_found"), CONFLICT: (409, "conflict"), INVALID: (400, "bad_request"),
+}
 
 # DRF exception classes -> the contract's error codes.
 _CODES = {
@@ -152,11 +160,16 @@ def _simple(status_code: int, code: str) -> Callable[[Exception, bool], ApiError
 _DOMAIN: tuple[tuple[type[Exception] | tuple[type[Exception], ...],
                      Callable[[Any, bool], ApiError]], ...] = (
     (RequestDataTooBig, lambda exc, yunikorn: too_large(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)),
-    (EngineNotLoaded, _simple(503, "starting")),
+    ((EngineNotLoaded, TreesNotLoaded), _simple(503, "starting")),
     (UnknownPartition, lambda exc, yunikorn: ApiError(
         status_code=404, code="not_found",
         message=ERR_YUNIKORN_PARTITION if yunikorn else str(exc))),
     (KeyConflict, _simple(409, "allocation_key_conflict")),
+    (QuotaTreeError, lambda exc, yunikorn: ApiError(
+        status_code=_TREE_STATUS[exc.code][0], code=_TREE_STATUS[exc.code][1],
+        message=str(exc))),
+    (TreeRejected, lambda exc, yunikorn: ApiError(
+        status_code=400, code="invalid", message=str(exc), details=exc.errors)),
     (AllocationNotFound, _simple(404, "not_found")),
     (AllocationInvalid, _simple(400, "bad_request")),
     ((InvalidRequest, NotTracked), _simple(400, "bad_request")),

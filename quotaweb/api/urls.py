@@ -11,4 +11,5 @@ urlpatterns = [
     path("api/v1/", include("quotaweb.api.views.config")),
     path("api/v1/", include("quotaweb.api.views.allocations")),
     path("api/v1/", include("quotaweb.api.views.elastic")),
+    path("api/v1/", include("quotaweb.api.views.quotatrees")),
 ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from quotaweb import metrics
 from quotaweb.elastic.selectors import elastic_metric_series
 from quotaweb.engine.gateway import EngineNotLoaded, engines_get, engines_loaded
+from quotaweb.quotatrees.selectors import tree_metric_series
 
 
 def engine_health() -> dict | None:
@@ -74,6 +75,12 @@ metrics.gauge(
 )
 
 metrics.gauge("quotaweb_elastic_quota", lambda: elastic_metric_series() if engines_loaded() else [])
+metrics.declare(
+    "quotaweb_tree_node", "gauge",
+    "Quota trees per tree and node: field quota or allocated per resource, consumers placed "
+    "at the node (resource empty).",
+)
+metrics.gauge("quotaweb_tree_node", tree_metric_series)
 
 
 def metrics_text() -> str:

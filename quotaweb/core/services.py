@@ -11,13 +11,14 @@ from quotaweb.config.selectors import active_version
 from quotaweb.config.services import config_apply
 from quotaweb.elastic.services import elastic_restore
 from quotaweb.engine.gateway import Gateway, engines_load
+from quotaweb.quotatrees.services import trees_restore
 
 INITIAL_IMPORT_COMMENT = "initial import"
 
 
 def engines_start(*, config_path: Path | str | None = None) -> Gateway:
     """Create the engines from the active version (with its number), then put the ledger's live
-    allocations and the stored elastic quota settings back into them.
+    allocations and the stored elastic quota settings back into them; rebuild the quota trees.
 
     With no version stored yet, the YAML at ``config_path`` (default ``settings.QUOTAWEB_CONFIG``)
     is imported first as version 1 (no author, comment "initial import"); later starts ignore the
@@ -35,4 +36,5 @@ def engines_start(*, config_path: Path | str | None = None) -> Gateway:
     gateway = engines_load(yaml_text=version.yaml, version=version.number)
     ledger_restore()
     elastic_restore()
+    trees_restore()
     return gateway

@@ -13,9 +13,10 @@ Every lock of the engine owner, in the one order any path takes them (a thread h
 may wait only for locks further down this list, never for one above it):
 
 1. the **switch lock** (``Gateway._switch_lock``): one configuration switch at a time;
-2. a **partition lock** (``PartitionSlot.lock``) or a partition's **elastic write lock**
-   (``ElasticState.write_lock``, held by a change of elastic settings or demand), one at a
-   time: nobody holds two;
+2. a **partition lock** (``PartitionSlot.lock``), a partition's **elastic write lock**
+   (``ElasticState.write_lock``, held by a change of elastic settings or demand) or the
+   **quota-tree lock** (``quotaweb.engine.quotatrees``, held by every quota tree change), one
+   at a time: nobody holds two;
 3. a **database transaction**. On SQLite, ``BEGIN IMMEDIATE`` takes the database's one write
    lock; on PostgreSQL, the rows it writes (the active-version row, a draft row taken with
    ``select_for_update``) are locked until it ends. Taking a pooled connection counts as part
@@ -23,7 +24,7 @@ may wait only for locks further down this list, never for one above it):
 4. a partition's **elastic computation lock** (``ElasticState.lock``): it takes only the
    engine's lock below;
 5. leaf locks that guard one structure and call out to nothing: the engine's own lock, the
-   event log's, the metrics registry's.
+   quota tree manager's, the event log's, the metrics registry's.
 
 So an allocation holds its partition lock and then writes the ledger (2 then 3), and a
 configuration change takes the switch lock, compiles the new limits (no lock), stores the
@@ -48,6 +49,7 @@ from typing import Any, Literal, NamedTuple
 
 from quotaweb.engine.elastic import ElasticState
 from quotaweb.engine.live import EventLog, EventsPage, LiveAllocation, LiveSet, NewestEvents
+from quotaweb.engine.quotatrees import trees_reset
 from trackers import Changes, Engine, InvalidRequest, NotTracked, compile_config, parse_config
 from trackers.config.model import Config, Partition
 from trackers.gcpause import paused_gc
@@ -511,7 +513,8 @@ def engines_loaded() -> bool:
 
 
 def engines_reset() -> None:
-    """Forget the engines (tests, or a process shutting down)."""
+    """Forget the engines and the quota trees (tests, or a process shutting down)."""
     global _gateway
     with _swap_lock:
         _gateway = None
+    trees_reset()
