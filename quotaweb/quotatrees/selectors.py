@@ -38,7 +38,7 @@ def tree_view(*, tree: str) -> dict[str, Any]:
         "name": tree, "mode": state["mode"], "forest": manager.forest_of(tree),
         "resourceNames": state["resources"], "root": state["root"],
         "version": version["number"] if version else None,
-        "versionCreated": version["created"] if version else None,
+        "versionCreated": version["created"].isoformat() if version else None,
         "versionAuthor": version["author__username"] if version else None,
         "generation": slot.generation(tree),
         "nodes": [{"name": name, **node} for name, node in state["nodes"].items()],
@@ -95,6 +95,20 @@ def forest_view(*, forest: str) -> dict[str, Any]:
     manager = trees_get().manager
     trees = manager.forest_trees(forest)
     return {"name": forest, "mode": manager.forest_mode(forest), "trees": trees}
+
+
+def tree_live(*, tree: str) -> dict[str, Any] | None:
+    """What the live ``tree:<name>`` scope starts from: the tree (``tree_view``) and its recent
+    feed; None when there is no such tree (any more)."""
+    if not trees_get().manager.has_tree(tree):
+        return None
+    return {"tree": tree_view(tree=tree), "feed": tree_feed(tree=tree)}
+
+
+def tree_marks(*, trees: list[str]) -> dict[str, tuple[int, int]]:
+    """For each tree, (its change number, the feed's last number): what live updates follow."""
+    slot = trees_get()
+    return {tree: (slot.generation(tree), slot.seq) for tree in trees}
 
 
 def tree_feed(*, tree: str, after: int = 0) -> list[dict[str, Any]]:

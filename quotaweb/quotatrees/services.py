@@ -277,21 +277,17 @@ def forest_mode_set(*, forest: str, mode: Any) -> None:
 # -- consumers ---------------------------------------------------------------------------------
 
 
-def _specs(slot: TreesSlot) -> dict[str, Any]:
-    return {name: slot.manager.tree_spec(name) for name in slot.manager.tree_names()}
-
-
 def _consumer_for_tree(slot: TreesSlot, tree: str, body: Any) -> ConsumerSpec:
     try:
         if isinstance(body, Mapping) and body.get("kind") == "Consumer":
-            consumer = parse_consumer(body, _specs(slot))
+            consumer = parse_consumer(body, slot.manager.tree_specs())
             if tree not in consumer.trees:
                 raise _rejected([{"code": "unknownTree", "path": consumer.id,
                                   "field": "spec.trees",
                                   "message": ERR_CONSUMER_TREE.format(tree=tree)}])
             return consumer
         slot.manager.tree_spec(tree)  # NOT_FOUND for an unknown tree, before the body
-        return allocation_consumer(body, tree, _specs(slot))
+        return allocation_consumer(body, tree, slot.manager.tree_specs())
     except DocumentError as error:
         raise _rejected(error.errors) from None
 
@@ -384,7 +380,7 @@ def forest_allocate(*, forest: str, body: Any, trial: bool = False) -> Allocatio
     with slot.lock:
         trees = slot.manager.forest_trees(forest)
         try:
-            consumer = parse_consumer(body, _specs(slot))
+            consumer = parse_consumer(body, slot.manager.tree_specs())
         except DocumentError as error:
             raise _rejected(error.errors) from None
         result = slot.manager.allocate_forest(forest, consumer, trial=trial)

@@ -46,6 +46,8 @@ class Broadcaster:
         # partition -> (engine seq, events seq, elastic quota's computation number)
         self._marks: dict[str, tuple[int, int, int]] = {}
         self._locks: dict[str, asyncio.Lock] = {}
+        # (partition, tree) -> (change number, feed number) its last message showed
+        self._tree_marks: dict[tuple[str, str], tuple[int, int]] = {}
         self._task: asyncio.Task | None = None
         self._fan_out_failing = False
 
@@ -86,6 +88,8 @@ class Broadcaster:
         holders.pop(holder, None)
         if not holders:
             self._watched.pop(key, None)
+            if scope.kind == "tree":
+                self._tree_marks.pop((partition, scope.name), None)
             if not any(p == partition for p, _ in self._watched):
                 self._marks.pop(partition, None)
 
@@ -96,6 +100,10 @@ class Broadcaster:
                     self.unwatch(partition, scope, holder=holder)
 
     async def _snapshot(self, partition: str, scope: Scope) -> tuple[int, Any]:
+        if scope.kind == "tree":
+            # Read before the snapshot: a change in between is sent again, never lost.
+            marks = await _in_thread(selectors.tree_marks, trees=[scope.name])
+            self._tree_marks[(partition, scope.name)] = marks[scope.name]
         data = await _in_thread(selectors.scope_snapshot, partition=partition, scope=scope)
         return self._seq.get((partition, scope), 0), data
 
@@ -136,18 +144,23 @@ class Broadcaster:
         engine_seq, events_seq, elastic_generation = self._marks[partition]
         scopes = [scope for p, scope in self._watched if p == partition]
         elastic = any(s.kind == "elastic" for s in scopes)
+        trees = sorted({s.name for s in scopes if s.kind == "tree"})
         delta = await _in_thread(
             selectors.partition_delta, partition=partition, engine_seq=engine_seq,
             events_seq=events_seq, with_events=any(s.kind == "events" for s in scopes),
-            elastic_generation=elastic_generation if elastic else None,
+            elastic_generation=elastic_generation if elastic else None, trees=trees,
         )
         self._marks[partition] = (
             delta.engine_seq, delta.events_seq,
             delta.elastic_to if elastic else elastic_generation,
         )
         messages = await _in_thread(
-            selectors.partition_updates, partition=partition, scopes=scopes, delta=delta
+            selectors.partition_updates, partition=partition, scopes=scopes, delta=delta,
+            tree_marks_sent={tree: mark for (p, tree), mark in self._tree_marks.items()
+                             if p == partition},
         )
+        for tree, mark in delta.trees.items():
+            self._tree_marks[(partition, tree)] = mark
         for scope, message in messages:
             key = (partition, scope)
             message["seq"] = self._seq[key] = self._seq.get(key, 0) + 1

@@ -6,13 +6,14 @@ import hashlib
 from dataclasses import dataclass
 
 from trackers.names import is_group_name, is_user_name
+from trackers.quotatree.document import TREE_NAME
 
 KINDS = ("users", "groups", "queues", "events", "elastic")
-NAMED_KINDS = ("user", "group")
+NAMED_KINDS = ("user", "group", "tree")
 
 ERR_SCOPE = (
-    "unknown scope {scope!r}: use users, groups, queues, events, elastic, user:<name> or "
-    "group:<name>"
+    "unknown scope {scope!r}: use users, groups, queues, events, elastic, user:<name>, "
+    "group:<name> or tree:<name>"
 )
 ERR_SCOPE_NAME = "{kind} name {name!r} is not a valid {kind} name"
 
@@ -23,7 +24,7 @@ class ScopeInvalid(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Scope:
-    kind: str  # users, groups, queues, events, elastic, user, group
+    kind: str  # users, groups, queues, events, elastic, user, group, tree
     name: str = ""
 
     @property
@@ -45,7 +46,10 @@ def scope_parse(text: object) -> Scope:
     kind, sep, name = text.partition(":")
     if not sep or kind not in NAMED_KINDS:
         raise ScopeInvalid(ERR_SCOPE.format(scope=text))
-    valid = is_user_name(name) if kind == "user" else is_group_name(name)
+    if kind == "tree":
+        valid = bool(TREE_NAME.match(name))
+    else:
+        valid = is_user_name(name) if kind == "user" else is_group_name(name)
     if not valid:
         raise ScopeInvalid(ERR_SCOPE_NAME.format(kind=kind, name=name))
     return Scope(kind, name)

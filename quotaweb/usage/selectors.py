@@ -14,6 +14,7 @@ from typing import Any
 from quotaweb.config.queue_tree import partition_queues
 from quotaweb.elastic.selectors import elastic_view
 from quotaweb.engine.gateway import engines_get
+from quotaweb.quotatrees.selectors import tree_feed, tree_live, tree_marks
 from quotaweb.usage.models import OverLimit, UsageSample
 from quotaweb.usage.scopes import Scope
 
@@ -37,6 +38,8 @@ def scope_snapshot(*, partition: str, scope: Scope) -> Any:
         return partition_queues(partition=partition)
     if scope.kind == "elastic":
         return elastic_view(partition=partition)
+    if scope.kind == "tree":
+        return tree_live(tree=scope.name)
     # The newest events, as the feed shows them (the oldest kept could be hours old).
     return gateway.events_newest(partition, after=0, limit=EVENTS_SNAPSHOT)[0]
 
@@ -55,11 +58,13 @@ class Delta:
     # Elastic quota's computation number before and after this delta (equal: no change).
     elastic_from: int = 0
     elastic_to: int = 0
+    # Watched quota trees -> (change number, feed number) now (``tree_marks``).
+    trees: dict[str, tuple[int, int]] = field(default_factory=dict)
 
 
 def partition_delta(
     *, partition: str, engine_seq: int, events_seq: int, with_events: bool = True,
-    elastic_generation: int | None = None,
+    elastic_generation: int | None = None, trees: list[str] | None = None,
 ) -> Delta:
     """What changed after the marks given; with ``elastic_generation`` (someone watches the
     elastic scope) elastic quota is brought up to date first and its new number given."""
@@ -77,15 +82,19 @@ def partition_delta(
         engine_seq=changes.seq, events_seq=last, users=changes.users, groups=changes.groups,
         queues=changes.queues, events=events, reset=changes.reset,
         elastic_from=elastic_generation or 0, elastic_to=elastic_to,
+        trees=tree_marks(trees=trees) if trees else {},
     )
 
 
 def partition_updates(
-    *, partition: str, scopes: list[Scope], delta: Delta
+    *, partition: str, scopes: list[Scope], delta: Delta,
+    tree_marks_sent: dict[str, tuple[int, int]] | None = None,
 ) -> list[tuple[Scope, dict[str, Any]]]:
     """The message for each scope the delta touches: an ``update`` with only what changed, or
-    after a config switch (``reset``) a fresh ``snapshot``. Each user, group and the queue tree
-    are read once per call, however many scopes show them."""
+    after a config switch (``reset``) a fresh ``snapshot``. Each user, group and the queue
+    tree are read once per call, however many scopes show them. A quota tree scope gets an
+    update when its tree or its feed moved past ``tree_marks_sent`` (what its last message
+    showed): the tree's nodes when the tree changed, and the new feed entries."""
     gateway = engines_get()
     # Every object any scope needs, read under one hold of the engine's lock per kind: one
     # call per user would queue behind each batch of allocations in turn.
@@ -106,6 +115,11 @@ def partition_updates(
 
     out = []
     for scope in scopes:
+        if scope.kind == "tree":
+            message = _tree_update(scope, delta, (tree_marks_sent or {}).get(scope.name))
+            if message is not None:
+                out.append((scope, message))
+            continue
         if delta.reset and scope.kind != "events":
             data = scope_snapshot(partition=partition, scope=scope)
             out.append((scope, {"type": "snapshot", "scope": scope.text, "data": data}))
@@ -138,6 +152,21 @@ def partition_updates(
             out.append((scope, {"type": "update", "scope": scope.text, "changed": changed,
                                 "removed": removed}))
     return out
+
+
+def _tree_update(
+    scope: Scope, delta: Delta, sent: tuple[int, int] | None
+) -> dict[str, Any] | None:
+    now = delta.trees.get(scope.name)
+    if now is None or sent is None or now == sent:
+        return None
+    live = tree_live(tree=scope.name)
+    if live is None:
+        return {"type": "snapshot", "scope": scope.text, "data": None}
+    changed = live["tree"]["nodes"] if now[0] != sent[0] else []
+    return {"type": "update", "scope": scope.text, "changed": changed, "removed": [],
+            "tree": {key: value for key, value in live["tree"].items() if key != "nodes"},
+            "events": tree_feed(tree=scope.name, after=sent[1])}
 
 
 def _objects(names, read) -> tuple[list[Any], list[str]] | None:
