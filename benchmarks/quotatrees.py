@@ -12,8 +12,10 @@ Every operation is timed on its own through ``QuotaManager`` (lock, journal, res
 list included); p50 and p95 per run, and the median of those over the runs. Target: 1 ms p95
 or less for both.
 
-The API measurement (the same operations through ``/api/v1/quota-trees/...``, storage included)
-is not written yet: ``bench_api`` below is the place for it; it only says so.
+Through the API (``--api-ops``, 0 skips it): the same tree and fill on a real server
+(``manage.py demo`` on a SQLite file in a temporary folder), then each operation is one HTTP
+round trip on a kept-open connection, storage included: ``DELETE .../allocations/<id>`` and
+``POST .../allocations``. p50 and p95 per run, median over the runs.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import gc
 import random
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -133,9 +136,76 @@ def bench_engine(runs: int, ops: int, consumers: int, scale: int) -> None:
     print(f"  de-allocate: p50 {us('dealloc50')}, p95 {us('dealloc95')}")
 
 
+def _api_body(spec: ConsumerSpec) -> dict:
+    request = spec.trees[TREE]
+    return {"id": spec.id, "groupID": request.group, "request": dict(request.request),
+            "priority": request.priority, "unPreemptable": request.unpreemptable}
+
+
 def bench_api(runs: int, ops: int, consumers: int) -> None:
-    """The same operations through the HTTP API with storage: to be written with the API."""
-    print("API: not measured yet (see bench_api in benchmarks/quotatrees.py)")
+    """The engine scenario's steady state through the HTTP API, storage included."""
+    from tests.configs import CAPPED_YAML
+    from tests.server_process import ServerProcess, free_port
+
+    spec, leaves = build_tree()
+    url = f"/api/v1/quota-trees/{TREE}"
+    figures: dict[str, list[float]] = {key: [] for key in
+                                       ("alloc50", "alloc95", "dealloc50", "dealloc95")}
+    with tempfile.TemporaryDirectory(prefix="quotaweb-tree-bench-") as folder:
+        server = ServerProcess(Path(folder), free_port(), config_yaml=CAPPED_YAML)
+        with server.running():
+            token = server.token("admin")
+            connection = server.connection(timeout=60)
+            status, _ = server.request("PUT", url, spec.document(), token, connection)
+            assert status == 201, status
+            rng = random.Random(0)
+            placed: list[str] = []
+            number = 0
+            while len(placed) < consumers and number < 5 * consumers:
+                consumer = new_consumer(rng, number, leaves)
+                number += 1
+                status, answer = server.request("POST", f"{url}/allocations",
+                                                _api_body(consumer), token, connection)
+                if status == 201:
+                    placed.append(consumer.id)
+                    gone = set(answer["preempted"])
+                    if gone:
+                        placed = [cid for cid in placed if cid not in gone]
+            for _ in range(runs):
+                alloc_times, dealloc_times = [], []
+                for _ in range(ops):
+                    index = rng.randrange(len(placed))
+                    victim = placed[index]
+                    placed[index] = placed[-1]
+                    placed.pop()
+                    start = time.perf_counter()
+                    status, _ = server.request("DELETE", f"{url}/allocations/{victim}", None,
+                                               token, connection)
+                    dealloc_times.append(time.perf_counter() - start)
+                    assert status == 204, status
+                    consumer = new_consumer(rng, number, leaves)
+                    number += 1
+                    start = time.perf_counter()
+                    status, answer = server.request("POST", f"{url}/allocations",
+                                                    _api_body(consumer), token, connection)
+                    alloc_times.append(time.perf_counter() - start)
+                    if status == 201:
+                        placed.append(consumer.id)
+                        gone = set(answer["preempted"])
+                        if gone:
+                            placed = [cid for cid in placed if cid not in gone]
+                figures["alloc50"].append(percentile(alloc_times, 0.50))
+                figures["alloc95"].append(percentile(alloc_times, 0.95))
+                figures["dealloc50"].append(percentile(dealloc_times, 0.50))
+                figures["dealloc95"].append(percentile(dealloc_times, 0.95))
+
+    def ms(key: str) -> str:
+        return f"{statistics.median(figures[key]) * 1e3:.2f} ms"
+
+    print(f"through the API (HTTP round trip, SQLite storage), {len(placed):,} consumers, "
+          f"{ops:,} operations of each kind per run:")
+    print(f"  allocate:    p50 {ms('alloc50')}, p95 {ms('alloc95')}")
+    print(f"  de-allocate: p50 {ms('dealloc50')}, p95 {ms('dealloc95')}")
 
 
 def main() -> None:
@@ -143,13 +213,16 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--ops", type=int, default=2_000)
     parser.add_argument("--consumers", type=int, default=10_000)
+    parser.add_argument("--api-ops", type=int, default=500,
+                        help="operations of each kind per run through the API (0: skip)")
     args = parser.parse_args()
     print(f"python {sys.version.split()[0]}; tree root -> {MIDS} -> {LEAVES_PER_MID} "
           f"({MIDS * LEAVES_PER_MID} leaves, cpu and memory); {args.ops:,} de-allocations and "
           f"{args.ops:,} allocations per run, median of {args.runs} runs")
     bench_engine(args.runs, args.ops, args.consumers, scale=1)
     bench_engine(args.runs, args.ops, args.consumers, scale=2)
-    bench_api(args.runs, args.ops, args.consumers)
+    if args.api_ops:
+        bench_api(args.runs, args.api_ops, args.consumers)
 
 
 if __name__ == "__main__":
