@@ -37,7 +37,7 @@ logger = logging.getLogger(__name__)
 metrics.declare("quotaweb_tree_allocations_total", "counter",
                 "Quota tree allocations by tree and outcome (allocated, forced, rejected).")
 metrics.declare("quotaweb_tree_preemptions_total", "counter",
-                "Consumers preempted on a quota tree, by tree.")
+                "Consumers preempted on a quota tree, by tree and the node they lost.")
 
 ERR_NAME_MISMATCH = (
     "the document names tree {named!r} but the address is for tree {tree!r}; they must agree"
@@ -320,7 +320,8 @@ def _allocated(
         metrics.inc("quotaweb_tree_allocations_total", tree=tree,
                     outcome=result.code if result.allocated else "rejected")
     for preemption in result.preemptions:
-        metrics.inc("quotaweb_tree_preemptions_total", tree=preemption.tree)
+        metrics.inc("quotaweb_tree_preemptions_total", tree=preemption.tree,
+                    node=preemption.node)
     return result
 
 

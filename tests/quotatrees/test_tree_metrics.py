@@ -48,4 +48,4 @@ def test_preemptions_are_counted_per_tree(admin_api, active_sample, client):
         }, format="json")
     assert answer.json()["preempted"] == ["C2"]
     lines = client.get("/metrics").content.decode().splitlines()
-    assert 'quotaweb_tree_preemptions_total{tree="treeA"} 1' in lines
+    assert 'quotaweb_tree_preemptions_total{node="A",tree="treeA"} 1' in lines
