@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from urllib.parse import parse_qsl, unquote, urlsplit
+from pathlib import Path
+from urllib.parse import urlsplit
 
+import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
 TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
@@ -101,34 +103,94 @@ def env_list(name: str, default=_UNSET, *, environ: Mapping[str, str] | None = N
     return items
 
 
+SQLITE_ENGINE = "django.db.backends.sqlite3"
+POSTGRES_ENGINE = "django.db.backends.postgresql"
+SQLITE_SCHEMES = frozenset({"sqlite"})
 POSTGRES_SCHEMES = frozenset({"postgres", "postgresql"})
+URL_FORMS = (
+    "sqlite:///relative/path.sqlite3, sqlite:////absolute/path.sqlite3, "
+    "postgres://user:password@host:port/name (or postgresql://)"
+)
 
 
-def parse_database_url(url: str, *, name: str = "DATABASE_URL") -> dict:
-    """Turn ``postgres://user:pass@host:port/dbname?sslmode=require`` into a Django DATABASES entry.
+def parse_database_url(
+    url: str, *, name: str = "DATABASE_URL", base_dir: Path | str | None = None
+) -> dict:
+    """Turn a database URL into the start of a Django DATABASES entry (dj-database-url reads it).
 
-    User and password may be percent-encoded. Query parameters become connection OPTIONS. Only
-    PostgreSQL is understood: SQLite is what you get by leaving the variable unset.
+    Two kinds are understood, each in the usual form:
+
+    - ``sqlite:///relative/path`` (relative to ``base_dir``, default the working directory) and
+      ``sqlite:////absolute/path``: ``{"ENGINE": sqlite3, "NAME": <absolute path>}``;
+    - ``postgres://user:pass@host:port/dbname?sslmode=require`` (or ``postgresql://``): ENGINE,
+      NAME, USER, PASSWORD, HOST, PORT (a string, "" for the default) and OPTIONS from the query.
+
+    User and password may be percent-encoded. Anything else (another scheme, SQLite in memory or
+    on a host, a PostgreSQL URL without exactly one database name, a port that is not a number)
+    raises ``ImproperlyConfigured`` naming ``name``; the message never repeats the password.
     """
+    text = url.strip()
+    scheme, separator, _ = text.partition("://")
+    scheme = scheme.lower() if separator else ""
+    if scheme not in SQLITE_SCHEMES | POSTGRES_SCHEMES:
+        raise ImproperlyConfigured(
+            f"{name} must start with sqlite://, postgres:// or postgresql://, not "
+            f"{scheme or 'nothing'}://. The forms are: {URL_FORMS}."
+        )
+    if scheme in SQLITE_SCHEMES and ":memory:" in text:
+        raise ImproperlyConfigured(_sqlite_no_file(name, text))
     try:
-        parts = urlsplit(url.strip())
-        port = parts.port
+        # Checked here first: dj-database-url's own error does not say what is wrong.
+        parts = urlsplit(text)
+        parts.port  # noqa: B018 (raises ValueError for a port that is not a number)
     except ValueError as exc:
         raise ImproperlyConfigured(f"{name} is not a valid URL: {exc}.") from None
-    if parts.scheme not in POSTGRES_SCHEMES:
-        raise ImproperlyConfigured(
-            f"{name} must start with postgres:// or postgresql://, not {parts.scheme or 'nothing'}://."
-        )
-    database = unquote(parts.path.lstrip("/"))
+    try:
+        parsed = dict(dj_database_url.parse(text))
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"{name} is not a valid database URL: {exc}") from None
+    if scheme in SQLITE_SCHEMES:
+        return _sqlite_database(parts, parsed, name=name, base_dir=base_dir)
+    database = parsed.get("NAME", "")
     if not database or "/" in database:
-        raise ImproperlyConfigured(f"{name} must name one database after the host, e.g. /quotaweb.")
-    options = dict(parse_qsl(parts.query, keep_blank_values=True))
+        raise ImproperlyConfigured(
+            f"{name} must name one database after the host, e.g. postgres://host/quotaweb."
+        )
+    port = parsed.get("PORT", "")
     return {
-        "ENGINE": "django.db.backends.postgresql",
+        "ENGINE": POSTGRES_ENGINE,
         "NAME": database,
-        "USER": unquote(parts.username or ""),
-        "PASSWORD": unquote(parts.password or ""),
-        "HOST": unquote(parts.hostname or ""),
-        "PORT": str(port) if port is not None else "",
-        "OPTIONS": options,
+        "USER": parsed.get("USER", ""),
+        "PASSWORD": parsed.get("PASSWORD", ""),
+        "HOST": parsed.get("HOST", ""),
+        "PORT": "" if port in ("", None) else str(port),
+        "OPTIONS": dict(parsed.get("OPTIONS", {})),
     }
+
+
+def _sqlite_database(parts, parsed: dict, *, name: str, base_dir: Path | str | None) -> dict:
+    if parts.netloc:
+        raise ImproperlyConfigured(
+            f"{name}: a SQLite URL names a file, not a host ({parts.netloc!r}); use "
+            "sqlite:///relative/path.sqlite3 (three slashes) or sqlite:////absolute/path.sqlite3."
+        )
+    if parts.query:
+        raise ImproperlyConfigured(
+            f"{name}: a SQLite URL takes no options (quotaweb sets WAL and its own); remove "
+            f"?{parts.query}."
+        )
+    path = parsed.get("NAME", "")
+    if not path or path == ":memory:" or path.endswith("/"):
+        raise ImproperlyConfigured(_sqlite_no_file(name, parts.geturl()))
+    file = Path(path)
+    if not file.is_absolute():
+        file = Path(base_dir if base_dir is not None else Path.cwd()) / file
+    return {"ENGINE": SQLITE_ENGINE, "NAME": file}
+
+
+def _sqlite_no_file(name: str, url: str) -> str:
+    return (
+        f"{name}={url!r} names no database file (an in-memory database would be lost at exit "
+        "and not shared between processes); use sqlite:///relative/path.sqlite3 or "
+        "sqlite:////absolute/path.sqlite3."
+    )

@@ -30,6 +30,29 @@ if SECRET_KEY is None:
 ALLOWED_HOSTS = env_list("QUOTAWEB_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("QUOTAWEB_CSRF_TRUSTED_ORIGINS", [])
 
+# Behind TLS: a reverse proxy terminates HTTPS and forwards plain HTTP with X-Forwarded-Proto
+# (docs/deployment.md). QUOTAWEB_HTTPS=1 says so; then cookies travel only over HTTPS, browsers
+# are told to use nothing else (HSTS), plain-HTTP requests are redirected, and the proxy's
+# X-Forwarded-Proto is trusted to say which scheme the browser used. Only turn it on behind a
+# proxy that sets that header itself (a client could otherwise claim https).
+QUOTAWEB_HTTPS = env_bool("QUOTAWEB_HTTPS", False)
+if QUOTAWEB_HTTPS:
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_SSL_REDIRECT = env_bool("QUOTAWEB_SSL_REDIRECT", True)
+    # Probes and scrapers inside the cluster call the pods over plain HTTP.
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^metrics$"]
+    SECURE_HSTS_SECONDS = env_int("QUOTAWEB_HSTS_SECONDS", 31_536_000, minimum=0)
+    # Subdomains and the browsers' preload list bind more than this site: only when asked.
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("QUOTAWEB_HSTS_INCLUDE_SUBDOMAINS", False)
+    SECURE_HSTS_PRELOAD = env_bool("QUOTAWEB_HSTS_PRELOAD", False)
+    # check --deploy warns about both while they are off; off is the choice made above.
+    SILENCED_SYSTEM_CHECKS = [
+        *([] if SECURE_HSTS_INCLUDE_SUBDOMAINS else ["security.W005"]),
+        *([] if SECURE_HSTS_PRELOAD else ["security.W021"]),
+    ]
+
 INSTALLED_APPS = [
     # daphne first: it replaces runserver and installs the Twisted reactor early.
     "daphne",
@@ -89,10 +112,14 @@ TEMPLATES = [
     },
 ]
 
-# Database: a SQLite file under data/ unless DATABASE_URL names a PostgreSQL server.
+# Database: a SQLite file under data/ unless DATABASE_URL names another SQLite file
+# (sqlite:///relative/to/the/project, sqlite:////absolute) or a PostgreSQL server (postgres://).
 DATABASE_URL = env_str("DATABASE_URL", None)
-if DATABASE_URL:
-    _database = parse_database_url(DATABASE_URL)
+_database = (
+    parse_database_url(DATABASE_URL, base_dir=BASE_DIR) if DATABASE_URL
+    else {"ENGINE": "django.db.backends.sqlite3", "NAME": DATA_DIR / "quotaweb.sqlite3"}
+)
+if _database["ENGINE"] == "django.db.backends.postgresql":
     # Under ASGI, persistent connections are off and psycopg's pool reuses connections instead.
     _database["CONN_MAX_AGE"] = 0
     _database["OPTIONS"]["pool"] = {
@@ -109,9 +136,9 @@ if DATABASE_URL:
     # Named explicitly: live-server tests answer 500 on PostgreSQL without it.
     _database["TEST"] = {"NAME": f"test_{_database['NAME']}"}
 else:
-    _database = {
-        "ENGINE": "django.db.backends.sqlite3",
-        "NAME": DATA_DIR / "quotaweb.sqlite3",
+    _sqlite_file = Path(_database["NAME"])
+    _database.update({
+        "NAME": _sqlite_file,
         # Kept between requests by the server's request threads (see quotaweb.asgi).
         "CONN_MAX_AGE": env_int("QUOTAWEB_DB_CONN_MAX_AGE", 300, minimum=0),
         "CONN_HEALTH_CHECKS": True,
@@ -124,9 +151,10 @@ else:
                 "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA cache_size=-65536;"
             ),
         },
-        # A file, not memory: a live server in another process must see the same database.
-        "TEST": {"NAME": str(DATA_DIR / "test-quotaweb.sqlite3")},
-    }
+        # A file beside it, not memory: a live server in another process must see the same
+        # database.
+        "TEST": {"NAME": str(_sqlite_file.with_name(f"test-{_sqlite_file.name}"))},
+    })
 DATABASES = {"default": _database}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

@@ -88,28 +88,60 @@ def test_database_url_for_postgres():
 def test_database_url_with_defaults_and_postgresql_scheme():
     db = parse_database_url("postgresql://postgres@127.0.0.1/quotaweb")
 
-    assert (db["USER"], db["PASSWORD"], db["HOST"], db["PORT"], db["NAME"]) == (
+    assert (db["ENGINE"], db["USER"], db["PASSWORD"], db["HOST"], db["PORT"], db["NAME"]) == (
+        "django.db.backends.postgresql",
         "postgres",
         "",
         "127.0.0.1",
         "",
         "quotaweb",
     )
+    assert db["OPTIONS"] == {}
+
+
+def test_database_url_for_a_relative_sqlite_file(tmp_path):
+    db = parse_database_url("sqlite:///var/quotaweb.sqlite3", base_dir=tmp_path)
+
+    assert db == {
+        "ENGINE": "django.db.backends.sqlite3", "NAME": tmp_path / "var" / "quotaweb.sqlite3",
+    }
+
+
+def test_database_url_for_an_absolute_sqlite_file(tmp_path):
+    db = parse_database_url(f"sqlite:///{tmp_path}/quotaweb.sqlite3", base_dir="/elsewhere")
+
+    assert str(tmp_path).startswith("/")  # so the URL above has four slashes
+    assert db == {"ENGINE": "django.db.backends.sqlite3", "NAME": tmp_path / "quotaweb.sqlite3"}
 
 
 @pytest.mark.parametrize(
     ("url", "message"),
     [
-        ("mysql://u@h/db", "must start with postgres://"),
-        ("sqlite:///data/x.sqlite3", "must start with postgres://"),
+        ("mysql://u@h/db", "must start with sqlite://, postgres:// or postgresql://, not mysql://"),
+        ("data/x.sqlite3", "not nothing://"),
+        ("sqlite://", "names no database file"),
+        ("sqlite:///", "names no database file"),
+        ("sqlite://:memory:", "names no database file"),
+        ("sqlite://db.internal/x.sqlite3", "names a file, not a host"),
+        ("sqlite:///x.sqlite3?timeout=5", "takes no options"),
         ("postgres://u@h", "must name one database"),
         ("postgres://u@h/", "must name one database"),
+        ("postgres://u@h/a/b", "must name one database"),
         ("postgres://u@h:notaport/db", "is not a valid URL"),
+        ("postgres://u:p@[::1/db", "is not a valid URL"),
     ],
 )
 def test_database_url_rejects_what_it_cannot_use(url, message):
     with pytest.raises(ImproperlyConfigured, match=message):
         parse_database_url(url)
+
+
+def test_a_bad_database_url_does_not_repeat_the_password():
+    with pytest.raises(ImproperlyConfigured) as caught:
+        parse_database_url("postgres://quota:hunter2@db.internal:notaport/quotaweb")
+
+    assert "hunter2" not in str(caught.value)
+    assert str(caught.value).startswith("DATABASE_URL ")
 
 
 def load_settings(**env):
@@ -121,7 +153,12 @@ def load_settings(**env):
     script = (
         "import json, quotaweb.settings as s; "
         "print(json.dumps({'debug': s.DEBUG, 'db': s.DATABASES['default'], "
-        "'layer': s.CHANNEL_LAYERS['default']['BACKEND'], 'apps': s.INSTALLED_APPS}, default=str))"
+        "'layer': s.CHANNEL_LAYERS['default']['BACKEND'], 'apps': s.INSTALLED_APPS, "
+        "'https': {k: getattr(s, k, None) for k in ("
+        "'SESSION_COOKIE_SECURE', 'CSRF_COOKIE_SECURE', 'SECURE_SSL_REDIRECT', "
+        "'SECURE_REDIRECT_EXEMPT', 'SECURE_PROXY_SSL_HEADER', 'SECURE_HSTS_SECONDS', "
+        "'SECURE_HSTS_INCLUDE_SUBDOMAINS', 'SECURE_HSTS_PRELOAD', 'SILENCED_SYSTEM_CHECKS', "
+        "'CSRF_TRUSTED_ORIGINS')}}, default=str))"
     )
     return subprocess.run(
         [sys.executable, "-c", script],
@@ -183,3 +220,107 @@ def test_settings_use_postgres_pool_and_redis_when_urls_are_set():
     # The pool checks a connection before handing it out (a dropped one is replaced).
     assert db["CONN_HEALTH_CHECKS"] is True
     assert settings["layer"] == "quotaweb.channel_layer.ResilientRedisChannelLayer"
+
+
+def test_settings_take_a_sqlite_url_relative_to_the_project_with_the_usual_options():
+    import json
+
+    result = load_settings(QUOTAWEB_SECRET_KEY="k", DATABASE_URL="sqlite:///data/other.sqlite3")
+    assert result.returncode == 0, result.stderr
+    db = json.loads(result.stdout)["db"]
+
+    assert db["ENGINE"] == "django.db.backends.sqlite3"
+    assert db["NAME"] == str(ROOT / "data" / "other.sqlite3")
+    assert db["TEST"] == {"NAME": str(ROOT / "data" / "test-other.sqlite3")}
+    assert "journal_mode=WAL" in db["OPTIONS"]["init_command"]
+    assert db["OPTIONS"]["transaction_mode"] == "IMMEDIATE"
+
+
+def test_settings_take_an_absolute_sqlite_url(tmp_path):
+    import json
+
+    url = f"sqlite:///{tmp_path}/quota.sqlite3"
+    result = load_settings(QUOTAWEB_SECRET_KEY="k", DATABASE_URL=url)
+    assert result.returncode == 0, result.stderr
+    db = json.loads(result.stdout)["db"]
+
+    assert db["NAME"] == str(tmp_path / "quota.sqlite3")
+    assert db["TEST"] == {"NAME": str(tmp_path / "test-quota.sqlite3")}
+
+
+def test_settings_keep_the_pooled_backend_for_a_postgresql_url():
+    import json
+
+    result = load_settings(
+        QUOTAWEB_SECRET_KEY="k", DATABASE_URL="postgresql://q:pw@db.internal:6543/quota?sslmode=require"
+    )
+    assert result.returncode == 0, result.stderr
+    db = json.loads(result.stdout)["db"]
+
+    assert db["ENGINE"] == "quotaweb.postgresql"
+    assert (db["NAME"], db["USER"], db["PASSWORD"], db["HOST"], db["PORT"]) == (
+        "quota", "q", "pw", "db.internal", "6543"
+    )
+    assert db["OPTIONS"]["sslmode"] == "require"
+    assert db["OPTIONS"]["pool"] == {"min_size": 1, "max_size": 10, "timeout": 10}
+    assert db["TEST"] == {"NAME": "test_quota"}
+
+
+def test_settings_refuse_a_bad_database_url_by_name():
+    result = load_settings(QUOTAWEB_SECRET_KEY="k", DATABASE_URL="mysql://u@h/quotaweb")
+
+    assert result.returncode != 0
+    assert "DATABASE_URL must start with sqlite://, postgres:// or postgresql://" in result.stderr
+
+
+def test_plain_http_sets_no_tls_settings():
+    import json
+
+    result = load_settings(QUOTAWEB_SECRET_KEY="k")
+    assert result.returncode == 0, result.stderr
+    https = json.loads(result.stdout)["https"]
+
+    assert https["SESSION_COOKIE_SECURE"] is None  # Django's default (False) applies
+    assert https["SECURE_SSL_REDIRECT"] is None
+    assert https["SECURE_PROXY_SSL_HEADER"] is None
+
+
+def test_behind_tls_cookies_are_secure_http_redirects_and_probes_are_exempt():
+    import json
+
+    result = load_settings(
+        QUOTAWEB_SECRET_KEY="k", QUOTAWEB_HTTPS="1",
+        QUOTAWEB_CSRF_TRUSTED_ORIGINS="https://quota.example.org,https://q.example.org",
+    )
+    assert result.returncode == 0, result.stderr
+    https = json.loads(result.stdout)["https"]
+
+    assert https["SESSION_COOKIE_SECURE"] is True
+    assert https["CSRF_COOKIE_SECURE"] is True
+    assert https["SECURE_SSL_REDIRECT"] is True
+    assert https["SECURE_REDIRECT_EXEMPT"] == ["^healthz$", "^metrics$"]
+    assert https["SECURE_PROXY_SSL_HEADER"] == ["HTTP_X_FORWARDED_PROTO", "https"]
+    assert https["SECURE_HSTS_SECONDS"] == 31_536_000
+    assert https["SECURE_HSTS_INCLUDE_SUBDOMAINS"] is False
+    assert https["SECURE_HSTS_PRELOAD"] is False
+    # check --deploy would warn about both; leaving them off is the documented choice.
+    assert https["SILENCED_SYSTEM_CHECKS"] == ["security.W005", "security.W021"]
+    assert https["CSRF_TRUSTED_ORIGINS"] == ["https://quota.example.org", "https://q.example.org"]
+
+
+def test_hsts_subdomains_and_preload_only_when_asked():
+    import json
+
+    result = load_settings(
+        QUOTAWEB_SECRET_KEY="k", QUOTAWEB_HTTPS="1", QUOTAWEB_HSTS_SECONDS="3600",
+        QUOTAWEB_HSTS_INCLUDE_SUBDOMAINS="1", QUOTAWEB_HSTS_PRELOAD="yes",
+        QUOTAWEB_SSL_REDIRECT="0",
+    )
+    assert result.returncode == 0, result.stderr
+    https = json.loads(result.stdout)["https"]
+
+    assert https["SECURE_HSTS_SECONDS"] == 3600
+    assert https["SECURE_HSTS_INCLUDE_SUBDOMAINS"] is True
+    assert https["SECURE_HSTS_PRELOAD"] is True
+    assert https["SILENCED_SYSTEM_CHECKS"] == []
+    assert https["SECURE_SSL_REDIRECT"] is False
