@@ -1,13 +1,18 @@
 """A quotaweb server in a process of its own, started the way the README starts it
 (``manage.py demo``): for the crash and concurrency tests and the benchmarks, which need a real
 ASGI server they can load and kill. It runs on a SQLite file in a given folder, or on a
-PostgreSQL database of its own (``postgres_database``)."""
+PostgreSQL database of its own (``postgres_database``).
+
+``production=True`` starts it the way docs/deployment.md does instead: debug off with a secret
+key of its own, the caller migrates (``migrate``) and makes the first admin (``create_admin``),
+then ``start("serve")``."""
 
 from __future__ import annotations
 
 import http.client
 import json
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -60,7 +65,7 @@ def postgres_database(server_url: str) -> Iterator[str]:
 class ServerProcess:
     def __init__(
         self, data_dir: Path, port: int, *, config_yaml: str, database_url: str | None = None,
-        env: dict[str, str] | None = None,
+        env: dict[str, str] | None = None, production: bool = False,
     ) -> None:
         self.port = port
         self.env = {key: value for key, value in os.environ.items() if key not in _DROPPED}
@@ -74,32 +79,61 @@ class ServerProcess:
             "QUOTAWEB_CONFIG": str(config), "QUOTAWEB_LOG_LEVEL": "WARNING",
             "QUOTAWEB_SIMULATOR": "0",
         })
+        if production:
+            self.env.update({
+                "QUOTAWEB_DEBUG": "0", "QUOTAWEB_SECRET_KEY": secrets.token_urlsafe(50),
+            })
         self.env.update(env or {})
         self.log = (data_dir / f"server-{port}.log").open("ab")
         self.process: subprocess.Popen | None = None
 
-    def manage(self, *args: str) -> str:
+    def run_manage(
+        self, *args: str, env: dict[str, str] | None = None, timeout: float = 120
+    ) -> subprocess.CompletedProcess:
+        """``manage.py <args>`` in this server's environment (plus ``env``), however it ends."""
         return subprocess.run(
-            [sys.executable, "manage.py", *args], cwd=ROOT, env=self.env, check=True,
-            capture_output=True, text=True, timeout=120,
-        ).stdout
+            [sys.executable, "manage.py", *args], cwd=ROOT, env={**self.env, **(env or {})},
+            check=False, capture_output=True, text=True, timeout=timeout,
+        )
+
+    def manage(self, *args: str, env: dict[str, str] | None = None) -> str:
+        result = self.run_manage(*args, env=env)
+        if result.returncode != 0:
+            raise subprocess.CalledProcessError(
+                result.returncode, result.args, result.stdout, result.stderr
+            )
+        return result.stdout
 
     def token(self, username: str) -> str:
         """A DRF token for ``username`` (the demo creates ``admin``)."""
         return self.manage("drf_create_token", username).split()[2]
 
-    def start(self, command: str = "demo") -> None:
-        """Start ``manage.py <command>`` (``demo``, the engine owner; or ``web``, a process that
-        serves live sockets for it)."""
+    def migrate(self) -> None:
+        """What an operator runs before ``serve`` (which never migrates by itself)."""
+        self.manage("migrate", "--noinput")
+
+    def create_admin(self, username: str, password: str) -> str:
+        """The first quota admin the documented way (``createsuperuser --noinput`` with the
+        ``DJANGO_SUPERUSER_*`` variables); its API token."""
+        self.manage("createsuperuser", "--noinput", env={
+            "DJANGO_SUPERUSER_USERNAME": username, "DJANGO_SUPERUSER_PASSWORD": password,
+            "DJANGO_SUPERUSER_EMAIL": f"{username}@example.org",
+        })
+        return self.token(username)
+
+    def start(self, command: str = "demo", *args: str) -> None:
+        """Start ``manage.py <command> [args]`` (``demo``, the engine owner of the try-out;
+        ``serve``, the production engine owner; or ``web``, a process that serves live sockets
+        for either)."""
         self.process = subprocess.Popen(
-            [sys.executable, "manage.py", command, "--port", str(self.port)],
+            [sys.executable, "manage.py", command, "--port", str(self.port), *args],
             cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT,
         )
 
     @contextmanager
-    def running(self) -> Iterator[ServerProcess]:
-        """Started and ready for the block; stopped after it."""
-        self.start()
+    def running(self, command: str = "demo", *args: str) -> Iterator[ServerProcess]:
+        """Started (``manage.py <command> [args]``) and ready for the block; killed after it."""
+        self.start(command, *args)
         try:
             self.wait_ready()
             yield self

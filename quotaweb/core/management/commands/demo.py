@@ -13,9 +13,6 @@ the server.
 
 from __future__ import annotations
 
-import sys
-import threading
-
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management import call_command
@@ -24,18 +21,16 @@ from django.urls import reverse
 
 from quotaweb.accounts.roles import ROLE_ADMIN, ROLE_VIEWER
 from quotaweb.accounts.services import DemoLogin, accounts_demo_ensure
-from quotaweb.config.services import ConfigRejected
-from quotaweb.core.services import engines_start
-from quotaweb.core.simulator import DEFAULT_RATE, rate_argument, simulator_start
-from quotaweb.elastic.worker import elastic_worker_start
-from quotaweb.env import env_bool
-from quotaweb.usage.owner import owner_start
-from quotaweb.usage.sampler import sampler_start
-
-MSG_OWNER = (
-    "This process owns the engines: web processes started with manage.py web serve live "
-    "sockets through it (QUOTAWEB_ENGINE_OWNER=channel)."
+from quotaweb.core.serving import (
+    engines_start_for,
+    owner_threads_start,
+    port_number,
+    serve,
+    site_url,
 )
+from quotaweb.core.simulator import DEFAULT_RATE, rate_argument, simulator_start
+from quotaweb.env import env_bool
+
 WARN_DEFAULT_PASSWORDS = (
     "Debug is off but a demo login uses its published default password: set "
     "QUOTAWEB_DEMO_ADMIN_PASSWORD and QUOTAWEB_DEMO_VIEWER_PASSWORD before anyone else can reach "
@@ -52,42 +47,6 @@ ROLE_DUTIES = {
     ROLE_ADMIN: "quota admin: changes the configuration",
     ROLE_VIEWER: "viewer: reads every page, changes nothing",
 }
-
-
-def port_number(text: str) -> int:
-    port = int(text)
-    if not 0 < port < 65536:
-        raise ValueError(text)
-    return port
-
-
-def site_url(host: str, port: int) -> str:
-    shown = f"[{host}]" if ":" in host and not host.startswith("[") else host
-    return f"http://{shown}:{port}/"
-
-
-def serve(*, host: str, port: int) -> None:
-    """Run daphne in this process until interrupted (Ctrl-C or SIGTERM)."""
-    import gc
-
-    from daphne.access import AccessLogGenerator
-    from daphne.endpoints import build_endpoint_description_strings
-    from daphne.server import Server
-
-    from quotaweb.asgi import application
-
-    # What exists now (Django, the configuration, the engines and the restored ledger) lives as
-    # long as the process: out of the collector's sight, a collection scans only what requests
-    # made since, instead of the whole engine again and again.
-    gc.collect()
-    gc.freeze()
-    Server(
-        application=application,
-        endpoints=build_endpoint_description_strings(host=host, port=port),
-        signal_handlers=True,
-        action_logger=AccessLogGenerator(sys.stdout),
-        verbosity=1,
-    ).run()
 
 
 class Command(BaseCommand):
@@ -121,24 +80,7 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from None
         call_command("migrate", interactive=False, verbosity=max(0, verbosity - 1))
         logins = accounts_demo_ensure()
-        config_path = config or settings.QUOTAWEB_CONFIG
-        try:
-            gateway = engines_start(config_path=config_path)
-        except OSError as exc:
-            raise CommandError(f"Cannot read the configuration {config_path}: {exc}") from exc
-        except ConfigRejected as exc:
-            lines = [f"The configuration {config_path} is not valid:"]
-            lines += [f"  [{e['code']}] {e['path']}: {e['message']}" for e in exc.errors]
-            raise CommandError("\n".join(lines)) from exc
-
-        version = gateway.version(gateway.partitions()[0])
-        self.stdout.write(f"Active configuration: version {version}")
-        for name in gateway.partitions():
-            summary = gateway.summary(name)
-            self.stdout.write(
-                f"  partition {name}: {summary['queues']} queues; named in limits: "
-                f"{summary['users']} users, {summary['groups']} groups"
-            )
+        engines_start_for(config or settings.QUOTAWEB_CONFIG, self.stdout.write)
         self.stdout.write("")
         self.stdout.write(self.style.SUCCESS(f"quotaweb is at {site_url(host, port)}"))
         self.stdout.write(f"Health check: {site_url(host, port)}healthz")
@@ -153,23 +95,18 @@ class Command(BaseCommand):
             self.stdout.write(MSG_SIMULATOR.format(
                 rate=sim_rate, partitions=", ".join(simulator.partitions)
             ))
-        if settings.QUOTAWEB_ENGINE_OWNER == "channel":
-            # Sockets of the other web processes (manage.py web) ask this process for snapshots.
-            owner_start()
-            self.stdout.write(MSG_OWNER)
-        # Trends and the over-limit list are sampled by the process that owns the engines.
-        sampling = threading.Event()
-        sampler = sampler_start(stop=sampling)
-        elastic_worker_start(stop=sampling)
+        # The engine channel (channel mode), the usage sampler and the elastic worker, as
+        # manage.py serve starts them.
+        owner = owner_threads_start(self.stdout.write)
         self.stdout.write("Stop with Ctrl-C.")
         self.stdout.flush()
         try:
             serve(host=host, port=port)
         finally:
-            sampling.set()
+            owner.signal()
             if simulator is not None:
                 simulator.stop()
-            sampler.join(timeout=5)
+            owner.join()
 
     def login_lines(self, logins: list[DemoLogin], *, login_url: str) -> list[str]:
         lines = [f"Logins at {login_url}:"]

@@ -1,9 +1,10 @@
 """``python manage.py web``: one more web process for live sockets, beside the engine owner.
 
 For scale-out (``QUOTAWEB_ENGINE_OWNER=channel`` with ``REDIS_URL``): exactly one process owns
-the engines (``manage.py demo``); any number of these serve ``/ws/usage/`` sockets, asking the
-owner for snapshots over the named channel and receiving updates through Redis. They load no
-engines, so a load balancer sends everything but ``/ws/usage/`` to the owner.
+the engines (``manage.py serve``, or ``manage.py demo`` for a try-out); any number of these
+serve ``/ws/usage/`` sockets, asking the owner for snapshots over the named channel and
+receiving updates through Redis. They load no engines, so a load balancer sends everything but
+``/ws/usage/`` to the owner.
 """
 
 from __future__ import annotations
@@ -11,11 +12,11 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from quotaweb.core.management.commands.demo import port_number, serve, site_url
+from quotaweb.core.serving import port_number, serve, site_url
 
 ERR_MODE = (
     "manage.py web serves sockets for an engine owner in another process: set "
-    "QUOTAWEB_ENGINE_OWNER=channel and REDIS_URL (the owner runs manage.py demo with the same)"
+    "QUOTAWEB_ENGINE_OWNER=channel and REDIS_URL (the owner runs manage.py serve with the same)"
 )
 
 

@@ -1,0 +1,267 @@
+"""Serving with daphne, shared by ``manage.py serve``, ``demo`` and ``web``.
+
+- ``serve``: run daphne in this process (no autoreloader, no second process) until a signal.
+  With ``drain_seconds`` (``manage.py serve``), the first SIGTERM or SIGINT drains instead of
+  stopping at once: see ``DrainingServer``.
+- ``engines_start_for``: the engines from the active version, as a command reports it.
+- ``owner_threads_start``: the background work of the process that owns the engines (the
+  engine channel for ``manage.py web`` processes, the usage sampler, the elastic worker).
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+import time
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# daphne's server module installs Twisted's asyncio reactor; the daphne app (first in
+# INSTALLED_APPS) has imported it already in every process.
+from daphne.access import AccessLogGenerator
+from daphne.endpoints import build_endpoint_description_strings
+from daphne.http_protocol import WebRequest
+from daphne.server import Server
+from daphne.ws_protocol import WebSocketProtocol
+from django.conf import settings
+from django.core.management.base import CommandError
+from twisted.internet import reactor
+
+from quotaweb.config.services import ConfigRejected
+from quotaweb.core.services import engines_start
+from quotaweb.elastic.worker import elastic_worker_start
+from quotaweb.engine.gateway import Gateway
+from quotaweb.usage.owner import owner_start
+from quotaweb.usage.sampler import sampler_start
+
+MSG_OWNER = (
+    "This process owns the engines: web processes started with manage.py web serve live "
+    "sockets through it (QUOTAWEB_ENGINE_OWNER=channel)."
+)
+MSG_DRAINING = (
+    "{signal} received: no new connections; waiting up to {seconds:g} s for {busy} request(s) in "
+    "flight (a second signal stops at once)"
+)
+MSG_DRAINED = "Drained in {seconds:.1f} s; stopping."
+MSG_DRAIN_TIMEOUT = "{busy} request(s) still running after {seconds:g} s; stopping anyway."
+# WebSocket close code 1001: the server is going away; live.js reconnects (to another process).
+GOING_AWAY = 1001
+# How long closed connections get to flush their last bytes before the reactor stops.
+FLUSH_SECONDS = 2.0
+POLL_SECONDS = 0.05
+
+
+def port_number(text: str) -> int:
+    port = int(text)
+    if not 0 < port < 65536:
+        raise ValueError(text)
+    return port
+
+
+def site_url(host: str, port: int) -> str:
+    shown = f"[{host}]" if ":" in host and not host.startswith("[") else host
+    return f"http://{shown}:{port}/"
+
+
+def engines_start_for(config_path: Path | str, write: Callable[[str], None]) -> Gateway:
+    """``engines_start`` for a command: the engines of the active version (``config_path``
+    imported as version 1 while the database has none), a line per partition through
+    ``write``; an unreadable or invalid file is a ``CommandError`` listing every problem."""
+    try:
+        gateway = engines_start(config_path=config_path)
+    except OSError as exc:
+        raise CommandError(f"Cannot read the configuration {config_path}: {exc}") from exc
+    except ConfigRejected as exc:
+        lines = [f"The configuration {config_path} is not valid:"]
+        lines += [f"  [{e['code']}] {e['path']}: {e['message']}" for e in exc.errors]
+        raise CommandError("\n".join(lines)) from exc
+    version = gateway.version(gateway.partitions()[0])
+    write(f"Active configuration: version {version}")
+    for name in gateway.partitions():
+        summary = gateway.summary(name)
+        write(
+            f"  partition {name}: {summary['queues']} queues; named in limits: "
+            f"{summary['users']} users, {summary['groups']} groups"
+        )
+    return gateway
+
+
+@dataclass
+class OwnerThreads:
+    """The engine owner's background threads, told to end (``signal``) and awaited (``join``)
+    once the server has stopped."""
+
+    stop_event: threading.Event = field(default_factory=threading.Event)
+    threads: list[threading.Thread] = field(default_factory=list)
+
+    def signal(self) -> None:
+        self.stop_event.set()
+
+    def join(self, timeout: float = 5) -> None:
+        for thread in self.threads:
+            thread.join(timeout=timeout)
+
+    def stop(self, timeout: float = 5) -> None:
+        self.signal()
+        self.join(timeout)
+
+
+def owner_threads_start(write: Callable[[str], None]) -> OwnerThreads:
+    """Start what the process that owns the engines runs beside its server (the engines must be
+    loaded): in channel mode the engine channel that sockets of ``manage.py web`` processes ask
+    for snapshots; the usage sampler (trends, the over-limit list); the elastic worker (enforced
+    runtimes). ``write`` gets one line for the operator when the engine channel starts."""
+    owner = OwnerThreads()
+    if settings.QUOTAWEB_ENGINE_OWNER == "channel":
+        # Runs until the process ends (a daemon thread with its own event loop).
+        owner_start()
+        write(MSG_OWNER)
+    owner.threads.append(sampler_start(stop=owner.stop_event))
+    owner.threads.append(elastic_worker_start(stop=owner.stop_event))
+    return owner
+
+
+def serve(
+    *, host: str, port: int, drain_seconds: float | None = None, proxy_headers: bool = False
+) -> None:
+    """Run daphne in this process until a signal (Ctrl-C or SIGTERM).
+
+    Without ``drain_seconds``, daphne's own handling: a signal stops at once and cancels what
+    is running. With it, the first signal drains (``DrainingServer``). ``proxy_headers`` takes
+    the client's address, port and scheme from X-Forwarded-For, -Port and -Proto (only behind a
+    proxy that sets them)."""
+    import gc
+
+    # Imported here: the ASGI module builds the application (a handler with its thread pool).
+    from quotaweb.asgi import application
+
+    # What exists now (Django, the configuration, the engines and the restored ledger) lives as
+    # long as the process: out of the collector's sight, a collection scans only what requests
+    # made since, instead of the whole engine again and again.
+    gc.collect()
+    gc.freeze()
+    options = {
+        "application": application,
+        "endpoints": build_endpoint_description_strings(host=host, port=port),
+        "action_logger": AccessLogGenerator(sys.stdout),
+        "verbosity": 1,
+    }
+    if proxy_headers:
+        options.update(
+            proxy_forwarded_address_header="X-Forwarded-For",
+            proxy_forwarded_port_header="X-Forwarded-Port",
+            proxy_forwarded_proto_header="X-Forwarded-Proto",
+        )
+    if drain_seconds is None:
+        Server(signal_handlers=True, **options).run()
+    else:
+        DrainingServer(drain_seconds=drain_seconds, **options).run()
+
+
+class DrainingServer(Server):
+    """daphne's server with a graceful stop.
+
+    daphne stops the reactor on SIGTERM or SIGINT and cancels every request still running,
+    so a request in flight gets no answer (its allocation may well have been stored). Here
+    the first signal instead: stops listening (new connections are refused, so a load
+    balancer moves on), closes live sockets with 1001 "going away" (pages reconnect, to
+    another process if there is one), waits until every HTTP request in flight has sent
+    its answer (at most ``drain_seconds``), closes the kept-alive connections once their
+    last bytes are out, and then stops. A second signal stops at once.
+    """
+
+    def __init__(self, *, drain_seconds: float, **options) -> None:
+        super().__init__(signal_handlers=False, **options)
+        self.drain_seconds = drain_seconds
+        self.draining = False
+        self.ports: list = []
+        self.channels: weakref.WeakSet = weakref.WeakSet()
+
+    def run(self) -> None:
+        for number in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(number, self._on_signal)
+        super().run()
+
+    def _on_signal(self, number, frame) -> None:
+        name = signal.Signals(number).name
+        if self.draining:
+            reactor.callFromThread(self.stop)
+        else:
+            self.draining = True
+            reactor.callFromThread(self.drain, name)
+
+    def listen_success(self, port) -> None:
+        self.ports.append(port)
+        super().listen_success(port)
+
+    def protocol_connected(self, protocol) -> None:
+        super().protocol_connected(protocol)
+        if isinstance(protocol, WebRequest):
+            # The connection a request came on, to close once it is idle.
+            self.channels.add(protocol.channel)
+
+    async def handle_reply(self, protocol, message) -> None:
+        if (
+            self.draining and isinstance(protocol, WebRequest)
+            and message.get("type") == "http.response.start"
+        ):
+            # An answer sent while draining closes its connection, so the client does not send
+            # its next request down a connection about to close.
+            headers = [*message.get("headers", []), (b"connection", b"close")]
+            message = {**message, "headers": headers}
+            if protocol.channel is not None:
+                protocol.channel.persistent = False
+        await super().handle_reply(protocol, message)
+
+    def in_flight(self) -> list:
+        """HTTP requests that have not sent their whole answer (nor lost their client)."""
+        return [
+            protocol for protocol, details in list(self.connections.items())
+            if isinstance(protocol, WebRequest) and not details.get("disconnected")
+        ]
+
+    def drain(self, name: str) -> None:
+        self.draining = True
+        for port in self.ports:
+            port.stopListening()
+        for protocol in list(self.connections):
+            if isinstance(protocol, WebSocketProtocol) and protocol.state == protocol.STATE_OPEN:
+                protocol.serverClose(code=GOING_AWAY)
+        print(
+            MSG_DRAINING.format(
+                signal=name, seconds=self.drain_seconds, busy=len(self.in_flight())
+            ),
+            flush=True,
+        )
+        started = time.monotonic()
+        self._wait_for_requests(started, started + self.drain_seconds)
+
+    def _wait_for_requests(self, started: float, deadline: float) -> None:
+        busy = self.in_flight()
+        now = time.monotonic()
+        if busy and now < deadline:
+            reactor.callLater(POLL_SECONDS, self._wait_for_requests, started, deadline)
+            return
+        if busy:
+            print(MSG_DRAIN_TIMEOUT.format(busy=len(busy), seconds=self.drain_seconds),
+                  flush=True)
+        else:
+            print(MSG_DRAINED.format(seconds=now - started), flush=True)
+        # Idle kept-alive connections: closed after their buffered bytes are written.
+        for channel in list(self.channels):
+            if channel.transport is not None:
+                channel.transport.loseConnection()
+        self._wait_for_flush(time.monotonic() + FLUSH_SECONDS)
+
+    def _wait_for_flush(self, deadline: float) -> None:
+        open_channels = [
+            channel for channel in list(self.channels)
+            if channel.transport is not None and getattr(channel.transport, "connected", 0)
+        ]
+        if open_channels and time.monotonic() < deadline:
+            reactor.callLater(POLL_SECONDS, self._wait_for_flush, deadline)
+            return
+        self.stop()
