@@ -13,7 +13,13 @@ sample configuration.
 
 from __future__ import annotations
 
+import os
+
 import pytest
+
+# The suite counts in one process and resets its metrics between tests; servers it starts get
+# a shared metrics directory only when a test gives them one (not a developer's own).
+os.environ.pop("PROMETHEUS_MULTIPROC_DIR", None)
 
 pytest_plugins = ["tests.personas", "tests.configs"]
 

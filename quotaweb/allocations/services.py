@@ -49,10 +49,6 @@ ERR_RESOURCE = (
 ERR_OPERATIONS = "must be a list of 1 to {limit} operations"
 ERR_OP = "must be \"allocate\" or \"release\""
 
-metrics.declare("quotaweb_allocations_total", "counter", "Allocations accepted.")
-metrics.declare("quotaweb_denials_total", "counter", "Allocations denied, by reason.")
-metrics.declare("quotaweb_releases_total", "counter", "Allocations released.")
-
 
 class AllocationInvalid(ValueError):
     """A request body that is not an allocation; ``errors`` lists ``{field, message}``."""
@@ -223,6 +219,12 @@ def _count(admission: Admission) -> None:
         metrics.inc("quotaweb_denials_total", reason=admission.reason or "")
 
 
+def _took(operation: str, started: float) -> None:
+    """One histogram sample per answered request (not per operation of a batch)."""
+    metrics.observe("quotaweb_allocation_seconds", time.perf_counter() - started,
+                    operation=operation)
+
+
 # -- services ------------------------------------------------------------------------------------
 
 
@@ -230,22 +232,28 @@ def allocation_create(*, partition: str, request: LiveAllocation) -> Admission:
     """Admit and store one allocation (see the module's discipline). Raises the gateway's
     ``UnknownPartition``, ``KeyConflict``, and ``trackers.InvalidRequest`` for a bad path or
     name; a denial is an answer (``allowed`` False), not an error."""
+    started = time.perf_counter()
     admission = engines_get().allocate(partition, request, write=_ledger_write(partition))
+    _took("allocate", started)
     _count(admission)
     return admission
 
 
 def allocation_release(*, partition: str, key: str) -> LiveAllocation:
     """``AllocationNotFound`` when the key is not live."""
+    started = time.perf_counter()
     released = engines_get().release(partition, key, write=_ledger_write(partition))
+    _took("release", started)
     metrics.inc("quotaweb_releases_total")
     return released
 
 
 def application_release(*, partition: str, application_id: str) -> list[LiveAllocation]:
+    started = time.perf_counter()
     released = engines_get().release_application(
         partition, application_id, write=_ledger_write(partition)
     )
+    _took("application_release", started)
     metrics.inc("quotaweb_releases_total", len(released))
     return released
 
@@ -256,7 +264,9 @@ def allocations_batch(
     """Run a batch in order, stored in one transaction; a bad operation is answered with its
     error in place and the others go ahead."""
     valid = [op for op in operations if isinstance(op, Operation)]
+    started = time.perf_counter()
     results = iter(engines_get().batch(partition, valid, write=_ledger_write(partition)))
+    _took("batch", started)
     out: list[BatchResult | AllocationInvalid] = []
     allowed = released = 0
     denied: dict[str, int] = {}

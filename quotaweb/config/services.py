@@ -62,11 +62,6 @@ from trackers.config.model import Partition as PartitionModel
 from trackers.config.model import Queue as QueueModel
 from trackers.gcpause import paused_gc
 
-metrics.declare(
-    "quotaweb_config_apply_seconds", "summary",
-    "Accepted configuration changes (stored, rows written, engines switched) and their time.",
-)
-
 ERR_EMPTY = "the configuration has no partitions: it needs at least one partition with queues"
 ERR_CONFLICT = (
     "the configuration changed since version {base}: version {active} is active now; "

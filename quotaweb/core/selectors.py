@@ -48,15 +48,6 @@ def partition_overviews() -> list[dict] | None:
     return overviews
 
 
-metrics.declare("quotaweb_live_allocations", "gauge", "Live allocations per partition.")
-metrics.declare("quotaweb_tracked_users", "gauge", "Users with usage or limits per partition.")
-metrics.declare(
-    "quotaweb_elastic_quota", "gauge",
-    "Elastic quota per partition, queue and resource (base units): field is min, max, runtime, "
-    "used or request. Partitions with elastic quota off and no cluster total are left out.",
-)
-
-
 def _per_partition(read) -> list[tuple[dict[str, str], float]]:
     try:
         gateway = engines_get()
@@ -65,22 +56,27 @@ def _per_partition(read) -> list[tuple[dict[str, str], float]]:
     return [({"partition": name}, read(gateway, name)) for name in gateway.partitions()]
 
 
+# Read from the engines when /metrics is asked: only the process that owns them has any.
 metrics.gauge(
-    "quotaweb_live_allocations",
+    "quotaweb_live_allocations", "Live allocations per partition.",
     lambda: _per_partition(lambda gateway, name: gateway.live_count(name)),
 )
 metrics.gauge(
-    "quotaweb_tracked_users",
+    "quotaweb_tracked_users", "Users with usage or limits per partition.",
     lambda: _per_partition(lambda gateway, name: gateway.summary(name)["users"]),
 )
-
-metrics.gauge("quotaweb_elastic_quota", lambda: elastic_metric_series() if engines_loaded() else [])
-metrics.declare(
-    "quotaweb_tree_node", "gauge",
+metrics.gauge(
+    "quotaweb_elastic_quota",
+    "Elastic quota per partition, queue and resource (base units): field is min, max, runtime, "
+    "used or request. Partitions with elastic quota off and no cluster total are left out.",
+    lambda: elastic_metric_series() if engines_loaded() else [],
+)
+metrics.gauge(
+    "quotaweb_tree_node",
     "Quota trees per tree and node: field quota or allocated per resource, consumers placed "
     "at the node (resource empty).",
+    tree_metric_series,
 )
-metrics.gauge("quotaweb_tree_node", tree_metric_series)
 
 
 def metrics_text() -> str:

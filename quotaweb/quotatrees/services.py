@@ -34,10 +34,6 @@ from trackers.quotatree import (
 
 logger = logging.getLogger(__name__)
 
-metrics.declare("quotaweb_tree_allocations_total", "counter",
-                "Quota tree allocations by tree and outcome (allocated, forced, rejected).")
-metrics.declare("quotaweb_tree_preemptions_total", "counter",
-                "Consumers preempted on a quota tree, by tree and the node they lost.")
 
 ERR_NAME_MISMATCH = (
     "the document names tree {named!r} but the address is for tree {tree!r}; they must agree"

@@ -19,11 +19,13 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from typing import Any
 
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 
+from quotaweb import metrics
 from quotaweb.channel_layer import LAYER_ERRORS
 from quotaweb.usage import selectors
 from quotaweb.usage.scopes import Scope
@@ -142,6 +144,7 @@ class Broadcaster:
         if partition not in self._marks:
             return
         engine_seq, events_seq, elastic_generation = self._marks[partition]
+        read_at = time.perf_counter()
         scopes = [scope for p, scope in self._watched if p == partition]
         elastic = any(s.kind == "elastic" for s in scopes)
         trees = sorted({s.name for s in scopes if s.kind == "tree"})
@@ -165,13 +168,16 @@ class Broadcaster:
             key = (partition, scope)
             message["seq"] = self._seq[key] = self._seq.get(key, 0) + 1
             # Encoded once here rather than once per socket by each consumer.
-            await self._fan_out(
+            sent = await self._fan_out(
                 layer, scope.group_name(partition),
                 {"type": "usage.message", "text": json.dumps(message, separators=(",", ":"))},
             )
+            if sent:
+                metrics.observe("quotaweb_live_push_seconds", time.perf_counter() - read_at)
 
-    async def _fan_out(self, layer, group: str, event: dict[str, Any]) -> None:
-        """One group send; a failure (Redis gone) is logged once and the next scope goes on.
+    async def _fan_out(self, layer, group: str, event: dict[str, Any]) -> bool:
+        """One group send (True when sent); a failure (Redis gone) is logged once and the next
+        scope goes on.
         The lost update leaves a gap in the scope's numbers, so its sockets resync, and after a
         Redis restart they re-join and resync anyway."""
         try:
@@ -181,10 +187,11 @@ class Broadcaster:
                 logger.warning("live updates cannot be sent (%s: %s); sockets resync when the "
                                "channel layer is back", type(error).__name__, error)
             self._fan_out_failing = True
-            return
+            return False
         if self._fan_out_failing:
             logger.info("live updates are sent again")
             self._fan_out_failing = False
+        return True
 
 
 _broadcaster: Broadcaster | None = None

@@ -30,6 +30,7 @@ from asgiref.sync import sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
+from quotaweb import metrics
 from quotaweb.accounts.models import TeamLink
 from quotaweb.accounts.roles import is_viewer
 from quotaweb.accounts.selectors import team_link_active
@@ -109,6 +110,8 @@ def _partition_known(partition: str) -> bool:
 
 
 class UsageConsumer(AsyncJsonWebsocketConsumer):
+    counted = False
+
     async def connect(self) -> None:
         self.partition = self.scope["url_route"]["kwargs"]["partition"]
         self.subscribed: set[Scope] = set()
@@ -122,6 +125,8 @@ class UsageConsumer(AsyncJsonWebsocketConsumer):
             await self.close(code=CLOSE_UNAUTHENTICATED)
             return
         await self.accept()
+        self.counted = True
+        metrics.inc("quotaweb_websocket_clients")
         self.recheck = asyncio.get_running_loop().create_task(self._recheck())
         # "channel" mode: the engines live in another process, which answers for them.
         self.remote = settings.QUOTAWEB_ENGINE_OWNER == "channel"
@@ -156,6 +161,9 @@ class UsageConsumer(AsyncJsonWebsocketConsumer):
         await self.close(code=code)
 
     async def disconnect(self, code: int) -> None:
+        if self.counted:
+            self.counted = False
+            metrics.inc("quotaweb_websocket_clients", -1)
         for name in ("recheck", "renewal", "watchdog"):
             task = getattr(self, name, None)
             if task is not None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from quotaweb import metrics
+from tests.exposition import scrape
 from tests.quotatrees.support import TREES, body, example_document, tree_document
 
 pytestmark = pytest.mark.django_db
@@ -22,20 +23,18 @@ def test_nodes_allocations_and_preemptions_are_exported(admin_api, active_sample
                                       ("big", "D", 9, 0), ("x", "I", 3, 1)):
         admin_api.post(f"{TREES}/example/allocations",
                        {**body(cid, group, cpu, priority)}, format="json")
-    lines = client.get("/metrics").content.decode().splitlines()
+    exposition = scrape(client)
 
-    def sample(node, resource, field):
-        return f'quotaweb_tree_node{{tree="example",node="{node}",resource="{resource}",' \
-               f'field="{field}"}}'
+    def value(node, resource, field):
+        return exposition.value("quotaweb_tree_node", tree="example", node=node,
+                                resource=resource, field=field)
 
-    assert f"{sample('A', 'cpu', 'quota')} 10" in lines
-    assert f"{sample('I', '', 'consumers')} 1" in lines
-    assert "# TYPE quotaweb_tree_node gauge" in lines
-    allocated = [line for line in lines if line.startswith(sample("A", "cpu", "allocated"))]
-    assert allocated
-    assert float(allocated[0].split()[1]) > 0
-    assert any(line.startswith('quotaweb_tree_allocations_total{outcome="allocated",'
-                               'tree="example"}') for line in lines)
+    assert value("A", "cpu", "quota") == 10
+    assert value("I", "", "consumers") == 1
+    assert exposition.type_of("quotaweb_tree_node") == "gauge"
+    assert (value("A", "cpu", "allocated") or 0) > 0
+    assert (exposition.value("quotaweb_tree_allocations_total", tree="example",
+                             outcome="allocated") or 0) > 0
 
 
 def test_preemptions_are_counted_per_tree(admin_api, active_sample, client):
@@ -47,5 +46,6 @@ def test_preemptions_are_counted_per_tree(admin_api, active_sample, client):
             "id": cid, "groupID": group, "request": {"count": amount}, "priority": priority,
         }, format="json")
     assert answer.json()["preempted"] == ["C2"]
-    lines = client.get("/metrics").content.decode().splitlines()
-    assert 'quotaweb_tree_preemptions_total{node="A",tree="treeA"} 1' in lines
+    exposition = scrape(client)
+    assert exposition.value("quotaweb_tree_preemptions_total", tree="treeA", node="A") == 1
+    assert exposition.type_of("quotaweb_tree_preemptions") == "counter"
