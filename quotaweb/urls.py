@@ -9,6 +9,7 @@ urlpatterns = [
     path("config/", include("quotaweb.config.urls")),
     path("usage/", include("quotaweb.usage.urls")),
     path("elastic/", include("quotaweb.elastic.urls")),
+    path("trees/", include("quotaweb.quotatrees.urls")),
     path("teams/", include("quotaweb.teams.urls")),
     path("team/<str:token>/", team_views.dashboard, name="team-dashboard"),
     path("", include("quotaweb.api.urls")),
