@@ -42,13 +42,21 @@ apply waits for one allocation's (or batch's) ledger commit per partition.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
 from quotaweb.engine.elastic import ElasticState
-from quotaweb.engine.live import EventLog, EventsPage, LiveAllocation, LiveSet, NewestEvents
+from quotaweb.engine.live import (
+    EVENTS_KEPT,
+    EventLog,
+    EventsPage,
+    LiveAllocation,
+    LiveSet,
+    NewestEvents,
+)
 from quotaweb.engine.quotatrees import trees_reset
 from trackers import Changes, Engine, InvalidRequest, NotTracked, compile_config, parse_config
 from trackers.config.model import Config, Partition
@@ -141,6 +149,15 @@ class Operation:
 BatchResult = Admission | LiveAllocation | Exception
 
 
+class LiveSnapshot(NamedTuple):
+    """Live allocations of a partition (or of one application) as they stood at one moment, and
+    the partition's kept events up to that same moment, oldest first (``LiveSet``, ``EventLog``).
+    Walking the events back from the allocations retraces how they came to be."""
+
+    allocations: list[LiveAllocation]
+    events: list[dict[str, Any]]
+
+
 class UserHeadroom(NamedTuple):
     """What a user may still add in a queue (``resources``, None for unlimited) and whether the
     application may run (``can_run``)."""
@@ -168,6 +185,8 @@ class Gateway:
         self._slots = slots
         # One whole-document switch at a time; per-partition work still runs under slot locks.
         self._switch_lock = threading.Lock()
+        # When these engines were created (start-up), in nanoseconds since the epoch.
+        self.started_ns = time.time_ns()
 
     @classmethod
     def from_config(cls, config: Config, *, version: int | None = None) -> Gateway:
@@ -375,6 +394,31 @@ class Gateway:
 
     def live_count(self, partition: str) -> int:
         return len(self._slot(partition).live.by_key)
+
+    def live_counts(self, partition: str) -> tuple[int, int]:
+        """``(live allocations, applications with a live allocation)`` at one moment."""
+        slot = self._slot(partition)
+        with slot.lock:
+            return len(slot.live.by_key), len(slot.live.by_application)
+
+    def live_snapshot(
+        self, partition: str, *, application_id: str | None = None
+    ) -> LiveSnapshot:
+        """The live allocations (every one, or one application's) copied under the partition's
+        lock, with the events kept up to that moment: the copy holds the lock only as long as
+        the list takes; the events are read after it, and those numbered later are dropped."""
+        slot = self._slot(partition)
+        with slot.lock:
+            if application_id is None:
+                allocations = list(slot.live.by_key.values())
+            else:
+                by_key = slot.live.by_key
+                allocations = [
+                    by_key[key] for key in slot.live.by_application.get(application_id, ())
+                ]
+            last = slot.events.newest(0, limit=0).last
+        events = slot.events.after(0, limit=EVENTS_KEPT).events
+        return LiveSnapshot(allocations, [event for event in events if event["seq"] <= last])
 
     @staticmethod
     def _allocate(slot: PartitionSlot, request: LiveAllocation) -> Admission:

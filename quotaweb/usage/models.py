@@ -17,6 +17,10 @@ class UsageSample(models.Model):
     at = models.DateTimeField()
     resource = models.JSONField(help_text="{type: integer} in base units")
     running_applications = models.PositiveIntegerField(default=0)
+    # The partition's live allocations (YuniKorn's containers), on its root queue's sample only.
+    allocations = models.PositiveIntegerField(
+        default=0, help_text="live allocations of the partition (root queue samples only)"
+    )
 
     class Meta:
         indexes = [

@@ -36,7 +36,10 @@ def usage_sample(*, now: datetime | None = None) -> int:
                 samples.extend(_root_sample(partition, "user", user["userName"], user, now))
             for group in groups:
                 samples.extend(_root_sample(partition, "group", group["groupName"], group, now))
-            samples.extend(_queue_samples(partition, gateway.queues_usage(partition), now))
+            samples.extend(_queue_samples(
+                partition, gateway.queues_usage(partition), now,
+                allocations=gateway.live_count(partition),
+            ))
             # The same reads, judged by the limits in force (the active version's, compiled).
             over.extend(gateway.over_limits(partition, users=users, groups=groups))
     with transaction.atomic():
@@ -57,7 +60,9 @@ def _root_sample(partition: str, kind: str, name: str, tree: dict[str, Any], now
                           resource=dict(usage or {}), running_applications=running)
 
 
-def _queue_samples(partition: str, tree: dict[str, Any], now: datetime):
+def _queue_samples(partition: str, tree: dict[str, Any], now: datetime, *, allocations: int):
+    """A sample per queue with usage; the root's also counts the partition's live
+    ``allocations`` (for the YuniKorn container history)."""
     stack = [tree]
     while stack:
         node = stack.pop()
@@ -66,7 +71,8 @@ def _queue_samples(partition: str, tree: dict[str, Any], now: datetime):
         if usage or node.get("runningApps"):
             yield UsageSample(partition=partition, kind="queue", name=node["queuename"], at=now,
                               resource=dict(usage or {}),
-                              running_applications=node.get("runningApps", 0))
+                              running_applications=node.get("runningApps", 0),
+                              allocations=allocations if node is tree else 0)
 
 
 def _over_limit_refresh(found: list[dict[str, Any]], now: datetime) -> None:
