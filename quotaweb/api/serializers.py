@@ -370,3 +370,144 @@ class QueueNodeSerializer(serializers.Serializer):
     children = serializers.ListField(
         child=serializers.DictField(), required=False, help_text="queues of the same shape"
     )
+
+
+# -- the YuniKorn DAO objects added for its web UI and clients (yunikorn-core pkg/webservice/dao) --
+# Names, types and omissions as the DAO structs: a field YuniKorn leaves out when empty
+# (``omitempty``) is not required here.
+
+
+def _resource_map(**kwargs) -> serializers.DictField:
+    """A resource map in base units (``{"memory": bytes, "vcore": millicores}``)."""
+    return serializers.DictField(child=serializers.IntegerField(), **kwargs)
+
+
+class YunikornErrorSerializer(serializers.Serializer):
+    status_code = serializers.IntegerField()
+    message = serializers.CharField()
+    description = serializers.CharField()
+
+
+class TemplateInfoSerializer(serializers.Serializer):
+    maxApplications = serializers.IntegerField(required=False)
+    maxResource = _resource_map(required=False)
+    guaranteedResource = _resource_map(required=False)
+    properties = serializers.DictField(child=serializers.CharField(), required=False)
+
+
+class PartitionQueueSerializer(QueueNodeSerializer):
+    """``PartitionQueueDAOInfo``: the queue node above plus YuniKorn's status, place in the tree,
+    headroom, used percentage and child template."""
+
+    status = serializers.CharField()
+    partition = serializers.CharField()
+    headroom = _resource_map(
+        required=False, help_text="what may still be added: max minus allocated, the tighter "
+        "with the parent's headroom; a queue without a max has its parent's",
+    )
+    isLeaf = serializers.BooleanField()
+    isManaged = serializers.BooleanField(help_text="configured (true) or dynamic (false)")
+    parent = serializers.CharField(required=False)
+    template = TemplateInfoSerializer(required=False)
+    childNames = serializers.ListField(child=serializers.CharField(), required=False)
+    absUsedCapacity = _resource_map(
+        required=False, help_text="integer percent of max used, per type of max with usage"
+    )
+
+
+class PartitionCapacitySerializer(serializers.Serializer):
+    capacity = _resource_map(required=False)
+    usedCapacity = _resource_map(required=False)
+    utilization = _resource_map(required=False)
+
+
+class NodeSortingPolicySerializer(serializers.Serializer):
+    type = serializers.CharField(required=False)
+    resourceWeights = serializers.DictField(child=serializers.FloatField(), required=False)
+
+
+class PartitionInfoSerializer(serializers.Serializer):
+    """``PartitionInfo`` (with quotaweb's own counts of the configuration version, queues, users
+    and groups)."""
+
+    name = serializers.CharField()
+    state = serializers.CharField()
+    configVersion = serializers.IntegerField(allow_null=True)
+    totalQueues = serializers.IntegerField()
+    totalUsers = serializers.IntegerField()
+    totalGroups = serializers.IntegerField()
+    clusterId = serializers.CharField()
+    capacity = PartitionCapacitySerializer()
+    nodeSortingPolicy = NodeSortingPolicySerializer()
+    applications = serializers.DictField(
+        child=serializers.IntegerField(), help_text="applications by state, and total"
+    )
+    totalContainers = serializers.IntegerField(required=False, help_text="live allocations")
+
+
+class ClusterInfoSerializer(serializers.Serializer):
+    startTime = serializers.IntegerField(required=False, help_text="nanoseconds since the epoch")
+    partition = serializers.CharField()
+    clusterName = serializers.CharField()
+
+
+class AllocationInfoSerializer(serializers.Serializer):
+    allocationKey = serializers.CharField()
+    requestTime = serializers.IntegerField(required=False, help_text="nanoseconds")
+    allocationTime = serializers.IntegerField(required=False, help_text="nanoseconds")
+    resource = _resource_map(required=False)
+    applicationId = serializers.CharField(required=False)
+    partition = serializers.CharField(required=False)
+    queueName = serializers.CharField(required=False)
+
+
+class ApplicationInfoSerializer(serializers.Serializer):
+    applicationID = serializers.CharField()
+    usedResource = _resource_map(required=False)
+    maxUsedResource = _resource_map(required=False)
+    partition = serializers.CharField()
+    queueName = serializers.CharField()
+    submissionTime = serializers.IntegerField(required=False, help_text="nanoseconds")
+    allocations = AllocationInfoSerializer(many=True, required=False)
+    applicationState = serializers.CharField(required=False)
+    user = serializers.CharField(required=False)
+    groups = serializers.ListField(child=serializers.CharField(), required=False)
+
+
+class ApplicationHistorySerializer(serializers.Serializer):
+    timestamp = serializers.IntegerField(help_text="nanoseconds since the epoch")
+    totalApplications = serializers.CharField(help_text="running applications, as text")
+
+
+class ContainerHistorySerializer(serializers.Serializer):
+    timestamp = serializers.IntegerField(help_text="nanoseconds since the epoch")
+    totalContainers = serializers.CharField(help_text="live allocations, as text")
+
+
+class HealthCheckInfoSerializer(serializers.Serializer):
+    Name = serializers.CharField(required=False)
+    Succeeded = serializers.BooleanField()
+    Description = serializers.CharField(required=False)
+    DiagnosisMessage = serializers.CharField(required=False)
+
+
+class SchedulerHealthSerializer(serializers.Serializer):
+    Healthy = serializers.BooleanField()
+    HealthChecks = HealthCheckInfoSerializer(many=True, required=False)
+
+
+class NodeInfoSerializer(serializers.Serializer):
+    """``NodeDAOInfo``: quotaweb has no nodes, so node lists are always empty."""
+
+    nodeID = serializers.CharField()
+
+
+class PartitionNodesUtilSerializer(serializers.Serializer):
+    clusterId = serializers.CharField()
+    partition = serializers.CharField()
+    utilizations = serializers.ListField(child=serializers.DictField(), required=False)
+
+
+class NodesUtilSerializer(serializers.Serializer):
+    type = serializers.CharField(required=False)
+    utilization = serializers.ListField(child=serializers.DictField(), required=False)

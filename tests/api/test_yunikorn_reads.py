@@ -48,28 +48,39 @@ def test_queue_tree_has_configured_values_in_base_units_and_usage_over_all_users
 ):
     tree = viewer_token.get("/ws/v1/partition/default/queues").json()
 
+    # The fields of YuniKorn's PartitionQueueDAOInfo quotaweb fills (see
+    # test_yunikorn_queue_fields.py for the ones added for YuniKorn's web UI).
     assert tree == {
-        "queuename": "root",
+        "queuename": "root", "status": "Active", "partition": "default",
         "allocatedResource": {"memory": 32 * GiB + 5, "vcore": 2000},
+        "isLeaf": False, "isManaged": True,
+        "childNames": ["root.eng", "root.web"],
         "runningApps": 4,
         "children": [
             {
-                "queuename": "root.eng",
+                "queuename": "root.eng", "status": "Active", "partition": "default",
                 # Explicit zero kept; vcore in millicores; memory in bytes.
                 "maxResource": {"memory": 100 * GiB, "vcore": 100_000, "nvidia.com/gpu": 0},
                 "guaranteedResource": {"memory": 10 * GiB, "vcore": 500},
                 "allocatedResource": {"memory": 32 * GiB, "vcore": 2000},
+                "headroom": {"memory": 68 * GiB, "vcore": 98_000, "nvidia.com/gpu": 0},
+                "isLeaf": True, "isManaged": True, "parent": "root",
+                "absUsedCapacity": {"memory": 32, "vcore": 2},
                 "maxRunningApps": 10,
                 "runningApps": 3,
                 "properties": {"application.sort.policy": "fifo"},
             },
             {
-                "queuename": "root.web",
+                "queuename": "root.web", "status": "Active", "partition": "default",
                 "allocatedResource": {"memory": 5},
+                "isLeaf": False, "isManaged": True, "parent": "root",
+                "childNames": ["root.web.dyn"],
                 "runningApps": 1,
                 "children": [
                     # A dynamic queue (not configured) is shown while it has usage.
-                    {"queuename": "root.web.dyn", "allocatedResource": {"memory": 5},
+                    {"queuename": "root.web.dyn", "status": "Active", "partition": "default",
+                     "allocatedResource": {"memory": 5},
+                     "isLeaf": True, "isManaged": False, "parent": "root.web",
                      "runningApps": 1},
                 ],
             },
@@ -81,8 +92,12 @@ def test_an_idle_queue_omits_empty_fields_but_keeps_running_apps(viewer_token, a
     tree = viewer_token.get("/ws/v1/partition/gpu/queues").json()
 
     assert tree == {
-        "queuename": "root", "runningApps": 0,
-        "children": [{"queuename": "root.training", "runningApps": 0}],
+        "queuename": "root", "status": "Active", "partition": "gpu",
+        "isLeaf": False, "isManaged": True, "childNames": ["root.training"], "runningApps": 0,
+        "children": [{
+            "queuename": "root.training", "status": "Active", "partition": "gpu",
+            "isLeaf": True, "isManaged": True, "parent": "root", "runningApps": 0,
+        }],
     }
 
 

@@ -9,6 +9,14 @@ Errors are YuniKorn's ``{"status_code", "message", "description"}`` (``api.error
 shape from the path). User and group names reach the views decoded once by the server (so
 ``%2F`` is ``/``; the routes take ``/`` in a name) and are then query-unescaped once more, as
 YuniKorn's handlers do, which is where a malformed escape such as ``%Zt`` is refused.
+
+So that YuniKorn's own web UI and its clients work against quotaweb, the objects they read
+follow yunikorn-core's DAO structs (``pkg/webservice/dao``): partitions (``PartitionInfo``),
+clusters, the queue tree and one queue (``PartitionQueueDAOInfo``, ``config.yunikorn``), a
+queue's applications and one application (``ApplicationDAOInfo`` from the live allocations,
+``allocations.applications``), the application and container history (``usage.history``), the
+health check (``SchedulerHealthDAOInfo``, ``api.scheduler_health``), and the node routes, empty
+as quotaweb has no nodes. Any other path under /ws/v1/ is YuniKorn's JSON 404.
 """
 
 from __future__ import annotations
@@ -18,9 +26,14 @@ from typing import Any
 from urllib.parse import unquote_plus
 
 from django.conf import settings
-from django.urls import path
+from django.urls import path, re_path
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    inline_serializer,
+)
 from rest_framework import serializers
 from rest_framework.exceptions import ParseError
 from rest_framework.permissions import BasePermission
@@ -30,29 +43,63 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from quotaweb.accounts.roles import is_viewer
+from quotaweb.allocations.applications import application_of, applications_in_queue
 from quotaweb.api.errors import ApiError, bad_request, not_found
 from quotaweb.api.parsers import AnyTextParser
 from quotaweb.api.permissions import PublicReadOrViewer
+from quotaweb.api.scheduler_health import scheduler_health
 from quotaweb.api.serializers import (
+    ApplicationHistorySerializer,
+    ApplicationInfoSerializer,
+    ClusterInfoSerializer,
+    ContainerHistorySerializer,
     GroupUsageSerializer,
-    QueueNodeSerializer,
+    NodeInfoSerializer,
+    NodesUtilSerializer,
+    PartitionInfoSerializer,
+    PartitionNodesUtilSerializer,
+    PartitionQueueSerializer,
+    SchedulerHealthSerializer,
     UserUsageSerializer,
+    YunikornErrorSerializer,
 )
 from quotaweb.config import selectors
 from quotaweb.config.documents import config_document
-from quotaweb.config.queue_tree import partition_queues
 from quotaweb.config.selectors import active_version, version_model
 from quotaweb.config.services import elastic_partitions
-from quotaweb.engine.gateway import engines_get
+from quotaweb.config.yunikorn import (
+    node_sorting_policy,
+    queue_dao,
+    queue_exists,
+    queue_tree_dao,
+)
+from quotaweb.engine.gateway import UnknownPartition, engines_get
+from quotaweb.usage.history import application_history, container_history
 from trackers import validate_config
 from trackers.config import normalise_partition_name
-from trackers.names import is_group_name, is_user_name
+from trackers.names import is_group_name, is_queue_name, is_user_name
 
 ERR_USER_NOT_FOUND = "User not found"
 ERR_GROUP_NOT_FOUND = "Group not found"
 ERR_INVALID_USER = "Invalid user name"
 ERR_INVALID_GROUP = "Invalid group name"
 ERR_MISSING_PARAMETERS = "Missing parameters"
+# YuniKorn's texts (pkg/webservice/handlers.go), which its web UI and clients know.
+ERR_QUEUE_NOT_FOUND = "Queue not found"
+ERR_APPLICATION_NOT_FOUND = "Application not found"
+ERR_NODE_NOT_FOUND = "Node not found"
+ERR_INVALID_QUEUE = (
+    "problem in queue query parameter parsing as queue param {path} contains invalid queue "
+    "name {name}. Queue name must only have alphanumeric characters, _ - : # / or @, and be "
+    "no longer than 64 characters"
+)
+# The same text as the site's 404 handler (quotaweb.core.views) for a path nothing serves.
+ERR_NO_ROUTE = "there is no {method} {path} in the API; see /api/docs/"
+# What quotaweb calls its cluster where YuniKorn names its resource manager's.
+CLUSTER_ID = "quotaweb"
+CLUSTER_NAME = "quotaweb"
+STATE_ACTIVE = "Active"
+STATE_RUNNING = "Running"
 # Go's url.EscapeError text, with the offending escape (at most three characters).
 ERR_ESCAPE = 'invalid URL escape "{escape}"'
 
@@ -104,40 +151,234 @@ def _partition(name: str) -> str:
     return normalise_partition_name(name)
 
 
+def _known_partition(name: str) -> str:
+    """The partition's name, or ``UnknownPartition`` (YuniKorn's 404 "Partition not found")."""
+    partition = _partition(name)
+    if partition not in engines_get().partitions():
+        raise UnknownPartition(partition)
+    return partition
+
+
+def _queue(raw: str) -> str:
+    """A queue path from the URL, query-unescaped as YuniKorn's handlers do; a 400 naming the
+    first segment that is no queue name."""
+    queue_path = query_unescape(raw)
+    for name in queue_path.split("."):
+        if not is_queue_name(name):
+            raise bad_request(ERR_INVALID_QUEUE.format(path=queue_path, name=name))
+    return queue_path
+
+
+def _errors(**texts: str) -> dict[int, OpenApiResponse]:
+    """Documented error answers (YuniKorn's error body): ``_errors(e404="why", ...)``."""
+    return {
+        int(code[1:]): OpenApiResponse(YunikornErrorSerializer, description=text)
+        for code, text in texts.items()
+    }
+
+
+_STARTING = "the quota engines are still starting"
+_NO_PARTITION = "Partition not found"
+_BAD_QUEUE = "a malformed escape, or a queue path with a segment that is no queue name"
+
+
 # -- views -------------------------------------------------------------------------------------
 
-_PARTITION_INFO = inline_serializer("YunikornPartition", many=True, fields={
-    "name": serializers.CharField(),
-    "state": serializers.CharField(),
-    "configVersion": serializers.IntegerField(allow_null=True),
-    "totalQueues": serializers.IntegerField(),
-    "totalUsers": serializers.IntegerField(),
-    "totalGroups": serializers.IntegerField(),
-})
-
-
 class PartitionsView(YunikornView):
-    @extend_schema(responses=_PARTITION_INFO)
+    """YuniKorn's ``PartitionInfo`` per partition. quotaweb has no nodes: ``capacity`` is empty
+    as YuniKorn's is without nodes, ``totalNodes`` left out. An application is running while it
+    has live allocations; ``totalContainers`` counts the live allocations."""
+
+    @extend_schema(responses={200: PartitionInfoSerializer(many=True),
+                              **_errors(e503=_STARTING)})
     def get(self, request: Request) -> Response:
         gateway = engines_get()
         out = []
         for name in gateway.partitions():
             summary = gateway.summary(name)
-            out.append({
+            allocations, applications = gateway.live_counts(name)
+            entry: dict[str, Any] = {
                 "name": name,
-                "state": "Active",
+                "state": STATE_ACTIVE,
                 "configVersion": summary["version"],
                 "totalQueues": summary["queues"],
                 "totalUsers": summary["users"],
                 "totalGroups": summary["groups"],
-            })
+                "clusterId": CLUSTER_ID,
+                "capacity": {},
+                "nodeSortingPolicy": node_sorting_policy(name),
+                "applications": (
+                    {STATE_RUNNING: applications, "total": applications} if applications
+                    else {"total": 0}
+                ),
+            }
+            if allocations:
+                entry["totalContainers"] = allocations
+            out.append(entry)
         return Response(out)
 
 
+class ClustersView(YunikornView):
+    """YuniKorn's ``ClusterDAOInfo`` per partition: when the engines started (nanoseconds)."""
+
+    @extend_schema(responses={200: ClusterInfoSerializer(many=True), **_errors(e503=_STARTING)})
+    def get(self, request: Request) -> Response:
+        gateway = engines_get()
+        return Response([
+            {"startTime": gateway.started_ns, "partition": name, "clusterName": CLUSTER_NAME}
+            for name in gateway.partitions()
+        ])
+
+
 class QueuesView(YunikornView):
-    @extend_schema(responses=QueueNodeSerializer)
+    @extend_schema(responses={200: PartitionQueueSerializer,
+                              **_errors(e404=_NO_PARTITION, e503=_STARTING)})
     def get(self, request: Request, partition: str) -> Response:
-        return Response(partition_queues(partition=_partition(partition)))
+        return Response(queue_tree_dao(partition=_partition(partition)))
+
+
+class QueueView(YunikornView):
+    """One queue; its children too when ``subtree`` is given (any value), as in YuniKorn."""
+
+    @extend_schema(
+        parameters=[OpenApiParameter(
+            "subtree", str, required=False,
+            description="present (any value): include the queue's children",
+        )],
+        responses={200: PartitionQueueSerializer, **_errors(
+            e400=_BAD_QUEUE, e404=f"{_NO_PARTITION}, or {ERR_QUEUE_NOT_FOUND}",
+            e503=_STARTING,
+        )},
+    )
+    def get(self, request: Request, partition: str, queue: str) -> Response:
+        name = _known_partition(partition)
+        found = queue_dao(partition=name, queue_path=_queue(queue),
+                          subtree="subtree" in request.query_params)
+        if found is None:
+            raise not_found(ERR_QUEUE_NOT_FOUND)
+        return Response(found)
+
+
+class QueueApplicationsView(YunikornView):
+    """The applications with live allocations in that queue (a leaf, where YuniKorn keeps
+    applications), sorted by id."""
+
+    @extend_schema(responses={200: ApplicationInfoSerializer(many=True), **_errors(
+        e400=_BAD_QUEUE, e404=f"{_NO_PARTITION}, or {ERR_QUEUE_NOT_FOUND}", e503=_STARTING,
+    )})
+    def get(self, request: Request, partition: str, queue: str) -> Response:
+        name = _known_partition(partition)
+        queue_path = _queue(queue)
+        if not queue_exists(partition=name, queue_path=queue_path):
+            raise not_found(ERR_QUEUE_NOT_FOUND)
+        return Response(applications_in_queue(partition=name, queue_path=queue_path))
+
+
+class QueueApplicationView(YunikornView):
+    @extend_schema(responses={200: ApplicationInfoSerializer, **_errors(
+        e400=_BAD_QUEUE,
+        e404=f"{_NO_PARTITION}, {ERR_QUEUE_NOT_FOUND}, or {ERR_APPLICATION_NOT_FOUND}",
+        e503=_STARTING,
+    )})
+    def get(self, request: Request, partition: str, queue: str, application: str) -> Response:
+        name = _known_partition(partition)
+        queue_path = _queue(queue)
+        if not queue_exists(partition=name, queue_path=queue_path):
+            raise not_found(ERR_QUEUE_NOT_FOUND)
+        found = application_of(partition=name, application_id=application, queue_path=queue_path)
+        if found is None:
+            raise not_found(ERR_APPLICATION_NOT_FOUND)
+        return Response(found)
+
+
+class ApplicationView(YunikornView):
+    """An application wherever its live allocations are in the partition."""
+
+    @extend_schema(responses={200: ApplicationInfoSerializer, **_errors(
+        e404=f"{_NO_PARTITION}, or {ERR_APPLICATION_NOT_FOUND}", e503=_STARTING,
+    )})
+    def get(self, request: Request, partition: str, application: str) -> Response:
+        name = _known_partition(partition)
+        found = application_of(partition=name, application_id=application)
+        if found is None:
+            raise not_found(ERR_APPLICATION_NOT_FOUND)
+        return Response(found)
+
+
+class NodesView(YunikornView):
+    """quotaweb tracks quota, not nodes: always an empty list."""
+
+    @extend_schema(responses={200: NodeInfoSerializer(many=True),
+                              **_errors(e404=_NO_PARTITION, e503=_STARTING)})
+    def get(self, request: Request, partition: str) -> Response:
+        _known_partition(partition)
+        return Response([])
+
+
+class NodeView(YunikornView):
+    @extend_schema(responses={200: NodeInfoSerializer, **_errors(
+        e404=f"{_NO_PARTITION}, or {ERR_NODE_NOT_FOUND} (always: quotaweb has no nodes)",
+        e503=_STARTING,
+    )})
+    def get(self, request: Request, partition: str, node: str) -> Response:
+        _known_partition(partition)
+        raise not_found(ERR_NODE_NOT_FOUND)
+
+
+class NodeUtilizationsView(YunikornView):
+    """Node utilisation buckets per partition: none, as quotaweb has no nodes."""
+
+    @extend_schema(responses={200: PartitionNodesUtilSerializer(many=True)})
+    def get(self, request: Request) -> Response:
+        return Response([])
+
+
+class NodeUtilizationView(YunikornView):
+    """YuniKorn's deprecated single-resource form: an empty object without nodes."""
+
+    @extend_schema(responses={200: NodesUtilSerializer})
+    def get(self, request: Request) -> Response:
+        return Response({})
+
+
+class ApplicationHistoryView(YunikornView):
+    """Running applications per sampling pass (``usage.history``), oldest first."""
+
+    @extend_schema(responses={200: ApplicationHistorySerializer(many=True),
+                              **_errors(e503=_STARTING)})
+    def get(self, request: Request) -> Response:
+        return Response(application_history())
+
+
+class ContainerHistoryView(YunikornView):
+    """Live allocations per sampling pass (``usage.history``), oldest first."""
+
+    @extend_schema(responses={200: ContainerHistorySerializer(many=True),
+                              **_errors(e503=_STARTING)})
+    def get(self, request: Request) -> Response:
+        return Response(container_history())
+
+
+class HealthcheckView(YunikornView):
+    """quotaweb's checks (engines loaded, ledger database, channel layer) in YuniKorn's shape;
+    200 with ``Healthy`` false when one fails, as YuniKorn answers."""
+
+    @extend_schema(responses={200: SchedulerHealthSerializer})
+    def get(self, request: Request) -> Response:
+        return Response(scheduler_health())
+
+
+@extend_schema(exclude=True)
+class UnknownPathView(YunikornView):
+    """Any other path under /ws/v1/: YuniKorn's JSON error, never an HTML page (Django's debug
+    404 included). A path nothing serves is no secret, so no login is asked for."""
+
+    permission_classes = []
+
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        raise not_found(ERR_NO_ROUTE.format(method=request.method, path=request.path))
+
+    post = put = patch = delete = get
 
 
 class UsersView(YunikornView):
@@ -246,8 +487,21 @@ class ValidateConfView(YunikornView):
 
 
 urlpatterns = [
+    path("clusters", ClustersView.as_view(), name="yunikorn-clusters"),
     path("partitions", PartitionsView.as_view(), name="yunikorn-partitions"),
     path("partition/<str:partition>/queues", QueuesView.as_view(), name="yunikorn-queues"),
+    # Queue paths and application ids may hold "/" (names with "/" arrive decoded from "%2F");
+    # the longer routes come first so a queue path never swallows their tails.
+    path("partition/<str:partition>/queue/<path:queue>/applications",
+         QueueApplicationsView.as_view(), name="yunikorn-queue-applications"),
+    path("partition/<str:partition>/queue/<path:queue>/application/<path:application>",
+         QueueApplicationView.as_view(), name="yunikorn-queue-application"),
+    path("partition/<str:partition>/queue/<path:queue>", QueueView.as_view(),
+         name="yunikorn-queue"),
+    path("partition/<str:partition>/application/<path:application>",
+         ApplicationView.as_view(), name="yunikorn-application"),
+    path("partition/<str:partition>/nodes", NodesView.as_view(), name="yunikorn-nodes"),
+    path("partition/<str:partition>/node/<path:node>", NodeView.as_view(), name="yunikorn-node"),
     path("partition/<str:partition>/usage/users", UsersView.as_view(), name="yunikorn-users"),
     path("partition/<str:partition>/usage/groups", GroupsView.as_view(), name="yunikorn-groups"),
     path("partition/<str:partition>/usage/user/", MissingParameterView.as_view()),
@@ -259,4 +513,14 @@ urlpatterns = [
          name="yunikorn-group"),
     path("config", ConfigView.as_view(), name="yunikorn-config"),
     path("validate-conf", ValidateConfView.as_view(), name="yunikorn-validate-conf"),
+    path("history/apps", ApplicationHistoryView.as_view(), name="yunikorn-history-apps"),
+    path("history/containers", ContainerHistoryView.as_view(),
+         name="yunikorn-history-containers"),
+    path("scheduler/healthcheck", HealthcheckView.as_view(), name="yunikorn-healthcheck"),
+    path("scheduler/node-utilizations", NodeUtilizationsView.as_view(),
+         name="yunikorn-node-utilizations"),
+    path("scheduler/node-utilization", NodeUtilizationView.as_view(),
+         name="yunikorn-node-utilization"),
+    # Last: everything else under /ws/v1/.
+    re_path(r"^.*$", UnknownPathView.as_view()),
 ]

@@ -1,0 +1,175 @@
+"""Applications in YuniKorn's shape (``ApplicationDAOInfo`` and ``AllocationDAOInfo`` of
+yunikorn-core ``pkg/webservice/dao``), built from the live allocations held beside each engine
+(``engine.live``) and the ledger's ``created`` times.
+
+An application is what has live allocations: its state is "Running" (quotaweb forgets an
+application when its last allocation is released, so there are no completed ones to show).
+YuniKorn puts an application in one queue; quotaweb lets a scheduler spread one over several, so
+a queue shows the application's allocations in that queue, and the partition-wide view shows all
+of them under the queue of its oldest allocation.
+
+- ``usedResource``: the sum of the allocations shown (types that add up to 0 left out);
+- ``maxUsedResource``: the largest usage per type quotaweb can vouch for. Starting from the live
+  allocations, the partition's kept events (the last ``EVENTS_KEPT``, since the server started)
+  are walked back, undoing each allocation and release of the application, until its first live
+  allocation (exact) or the oldest kept event (then a lower bound of YuniKorn's figure, which
+  counts the application's whole life);
+- ``submissionTime``: the oldest live allocation's ``created`` (nanoseconds): the application may
+  have started earlier with allocations already released;
+- each allocation: ``allocationKey``, ``requestTime`` and ``allocationTime`` (both its
+  ``created``: quotaweb answers a request as it stores it), ``resource``, ``applicationId``,
+  ``partition`` and ``queueName`` (the older DAO's fields, which YuniKorn's web UI reads);
+- ``user`` and ``groups`` as the oldest allocation was made.
+
+Left out, empty or meaningless here: ``pendingResource`` and ``requests`` (no pending asks),
+``finishedTime``, ``rejectedMessage``, ``stateLog``, ``placeholderData``, ``hasReserved``,
+``reservations``, ``maxRequestPriority``, ``startTime``, and per allocation ``priority``,
+``nodeId``, ``allocationTags``, placeholders and preemption.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from quotaweb.allocations.models import Allocation
+from quotaweb.engine.gateway import engines_get
+from quotaweb.engine.live import LiveAllocation
+
+STATE_RUNNING = "Running"
+# Keys per ledger query (SQLite's default limit of bound variables is 999 on old builds).
+_KEYS_PER_QUERY = 500
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def nanoseconds(moment: datetime) -> int:
+    """An aware datetime as nanoseconds since the epoch (YuniKorn's ``UnixNano``)."""
+    return (moment - _EPOCH) // timedelta(microseconds=1) * 1000
+
+
+def applications_in_queue(*, partition: str, queue_path: str) -> list[dict[str, Any]]:
+    """Every application with live allocations in the queue ``queue_path`` itself (any case),
+    sorted by id. ``UnknownPartition``, ``EngineNotLoaded`` from the gateway."""
+    queue = queue_path.lower()
+    snapshot = engines_get().live_snapshot(partition)
+    by_app: dict[str, list[LiveAllocation]] = {}
+    for allocation in snapshot.allocations:
+        if allocation.queue_path.lower() == queue:
+            by_app.setdefault(allocation.application_id, []).append(allocation)
+    created = _created(partition, (a.key for allocations in by_app.values() for a in allocations))
+    return [
+        _application(partition, by_app[app], created, snapshot.events, queue=queue)
+        for app in sorted(by_app)
+    ]
+
+
+def application_of(
+    *, partition: str, application_id: str, queue_path: str | None = None
+) -> dict[str, Any] | None:
+    """One application: its live allocations in ``queue_path`` (any case), or in the whole
+    partition when None; None when it has none there."""
+    queue = queue_path.lower() if queue_path is not None else None
+    snapshot = engines_get().live_snapshot(partition, application_id=application_id)
+    allocations = [
+        a for a in snapshot.allocations if queue is None or a.queue_path.lower() == queue
+    ]
+    if not allocations:
+        return None
+    created = _created(partition, (a.key for a in allocations))
+    return _application(partition, allocations, created, snapshot.events, queue=queue)
+
+
+def _created(partition: str, keys: Iterable[str]) -> dict[str, datetime]:
+    """The ledger's ``created`` of each key (an allocation released since the snapshot has no
+    row any more and is left out)."""
+    wanted = sorted(set(keys))
+    found: dict[str, datetime] = {}
+    for start in range(0, len(wanted), _KEYS_PER_QUERY):
+        rows = Allocation.objects.filter(
+            partition=partition, key__in=wanted[start:start + _KEYS_PER_QUERY]
+        ).values_list("key", "created")
+        found.update(rows)
+    return found
+
+
+def _sum(allocations: Iterable[LiveAllocation]) -> dict[str, int]:
+    total: dict[str, int] = {}
+    for allocation in allocations:
+        for kind, amount in allocation.resource.items():
+            total[kind] = total.get(kind, 0) + amount
+    return {kind: amount for kind, amount in total.items() if amount}
+
+
+def max_used(
+    used: dict[str, int], live: int, events: list[dict[str, Any]], *, application_id: str,
+    queue: str | None,
+) -> dict[str, int]:
+    """The largest usage per type along the application's kept history: walk the events back
+    from ``used`` (``live`` allocations), undoing its allocations and releases (in ``queue``
+    only, when given), until no allocation of it is left or the events run out."""
+    state = dict(used)
+    peak = dict(used)
+    count = live
+    for event in reversed(events):
+        if count <= 0:
+            break
+        if event["applicationId"] != application_id or (
+            queue is not None and event["queuePath"].lower() != queue
+        ):
+            continue
+        if event["type"] == "allocated":
+            sign, count = -1, count - 1
+        elif event["type"] == "released":
+            sign, count = 1, count + 1
+        else:
+            continue
+        for kind, amount in event["resource"].items():
+            state[kind] = state.get(kind, 0) + sign * amount
+            if state[kind] > peak.get(kind, 0):
+                peak[kind] = state[kind]
+    return {kind: amount for kind, amount in peak.items() if amount}
+
+
+def _application(
+    partition: str, allocations: list[LiveAllocation], created: dict[str, datetime],
+    events: list[dict[str, Any]], *, queue: str | None,
+) -> dict[str, Any]:
+    # Oldest first; an allocation without a row (released meanwhile) sorts last, by key.
+    far = datetime.max.replace(tzinfo=UTC)
+    ordered = sorted(allocations, key=lambda a: (created.get(a.key, far), a.key))
+    first = ordered[0]
+    application_id = first.application_id
+    used = _sum(ordered)
+    peak = max_used(used, len(ordered), events, application_id=application_id, queue=queue)
+    # Field order and omission as ApplicationDAOInfo.
+    out: dict[str, Any] = {"applicationID": application_id}
+    if used:
+        out["usedResource"] = used
+    if peak:
+        out["maxUsedResource"] = peak
+    out["partition"] = partition
+    out["queueName"] = queue if queue is not None else first.queue_path.lower()
+    if first.key in created:
+        out["submissionTime"] = nanoseconds(created[first.key])
+    out["allocations"] = [_allocation(partition, a, created.get(a.key)) for a in ordered]
+    out["applicationState"] = STATE_RUNNING
+    out["user"] = first.user
+    if first.groups:
+        out["groups"] = list(first.groups)
+    return out
+
+
+def _allocation(
+    partition: str, allocation: LiveAllocation, created: datetime | None
+) -> dict[str, Any]:
+    # Field order and omission as AllocationDAOInfo (queueName from its older versions).
+    out: dict[str, Any] = {"allocationKey": allocation.key}
+    if created is not None:
+        out["requestTime"] = out["allocationTime"] = nanoseconds(created)
+    if allocation.resource:
+        out["resource"] = dict(allocation.resource)
+    out["applicationId"] = allocation.application_id
+    out["partition"] = partition
+    out["queueName"] = allocation.queue_path.lower()
+    return out
