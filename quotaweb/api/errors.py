@@ -22,6 +22,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
 from quotaweb.allocations.services import AllocationInvalid
+from quotaweb.api.problems import ApiError, too_large
 from quotaweb.config import edits, selectors
 from quotaweb.config.services import ConfigConflict, ConfigRejected, VersionNotFound
 from quotaweb.elastic.services import ElasticRejected
@@ -39,7 +40,6 @@ from trackers.quotatree import CONFLICT, INVALID, NOT_FOUND, QuotaTreeError
 logger = logging.getLogger(__name__)
 
 ERR_INTERNAL = "the server failed to answer this request; nothing of it was applied"
-ERR_TOO_LARGE = "the request body is over {limit} bytes; nothing was read or changed"
 ERR_INVALID = (
     "the configuration is not valid ({count} problem(s), listed in details); nothing was "
     "stored or applied"
@@ -75,21 +75,6 @@ _CODES = {
 }
 
 
-class ApiError(exceptions.APIException):
-    """An answer of the contract: ``status``, ``code``, human ``message`` and ``details``."""
-
-    def __init__(
-        self, *, status_code: int, code: str, message: str, details: list[Any] | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None:
-        super().__init__(detail=message, code=code)
-        self.status_code = status_code
-        self.code = code
-        self.message = message
-        self.details = details or []
-        self.extra = extra or {}
-
-
 class PreconditionFailed(Exception):
     """A write named its base version (``If-Match`` or ``base_version``), and another version is
     active now; ``changes`` lists what changed since (``config.selectors`` change views)."""
@@ -97,20 +82,6 @@ class PreconditionFailed(Exception):
     def __init__(self, *, base: int | None, active: int | None, changes: list[dict]) -> None:
         super().__init__(ERR_PRECONDITION.format(base=base, active=active))
         self.base, self.active, self.changes = base, active, changes
-
-
-def too_large(limit: int) -> ApiError:
-    return ApiError(
-        status_code=413, code="too_large", message=ERR_TOO_LARGE.format(limit=limit)
-    )
-
-
-def bad_request(message: str, details: list[Any] | None = None) -> ApiError:
-    return ApiError(status_code=400, code="bad_request", message=message, details=details)
-
-
-def not_found(message: str) -> ApiError:
-    return ApiError(status_code=404, code="not_found", message=message)
 
 
 def _message_of(detail: Any) -> tuple[str, list[Any]]:

@@ -15,7 +15,7 @@ from django.conf import settings
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import BaseParser
 
-from quotaweb.api.errors import too_large
+from quotaweb.api.problems import too_large
 from trackers.config.loader import MAX_BYTES
 
 ERR_NOT_UTF8 = "the request body is not UTF-8 text"

@@ -16,7 +16,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from quotaweb.allocations import selectors, services
-from quotaweb.api.errors import ApiError, api_error_for, bad_request
+from quotaweb.api.errors import api_error_for
+from quotaweb.api.problems import ApiError, bad_request
 from quotaweb.engine.gateway import (
     Admission,
 )

@@ -30,13 +30,14 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from quotaweb.api.errors import ApiError, PreconditionFailed, bad_request, not_found
+from quotaweb.api.errors import PreconditionFailed
 from quotaweb.api.parsers import (
     YAML_MAX_BYTES,
     YAML_PARSERS,
     CappedJsonParser,
     too_large,
 )
+from quotaweb.api.problems import ApiError, bad_request, not_found
 from quotaweb.api.serializers import (
     AppliedSerializer,
     ConfigPutSerializer,

@@ -13,7 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from quotaweb.api.errors import bad_request
+from quotaweb.api.problems import bad_request
 from quotaweb.api.views.allocations import ErrorOut, ResourceField
 from quotaweb.quotatrees import selectors, services
 from trackers.quotatree import AllocationResult

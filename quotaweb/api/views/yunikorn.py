@@ -44,9 +44,9 @@ from rest_framework.views import APIView
 
 from quotaweb.accounts.roles import is_viewer
 from quotaweb.allocations.applications import application_of, applications_in_queue
-from quotaweb.api.errors import ApiError, bad_request, not_found
 from quotaweb.api.parsers import AnyTextParser
 from quotaweb.api.permissions import PublicReadOrViewer
+from quotaweb.api.problems import ApiError, bad_request, not_found
 from quotaweb.api.scheduler_health import scheduler_health
 from quotaweb.api.serializers import (
     ApplicationHistorySerializer,

@@ -1,0 +1,42 @@
+"""The contract's error answer as an exception (``ApiError``) and its common cases.
+
+Apart from ``quotaweb.api.errors`` (which answers every exception) so that the request parsers
+can raise them: ``errors`` imports DRF's views, whose settings import the parsers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import exceptions
+
+ERR_TOO_LARGE = "the request body is over {limit} bytes; nothing was read or changed"
+
+
+class ApiError(exceptions.APIException):
+    """An answer of the contract: ``status``, ``code``, human ``message`` and ``details``."""
+
+    def __init__(
+        self, *, status_code: int, code: str, message: str, details: list[Any] | None = None,
+        extra: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(detail=message, code=code)
+        self.status_code = status_code
+        self.code = code
+        self.message = message
+        self.details = details or []
+        self.extra = extra or {}
+
+
+def too_large(limit: int) -> ApiError:
+    return ApiError(
+        status_code=413, code="too_large", message=ERR_TOO_LARGE.format(limit=limit)
+    )
+
+
+def bad_request(message: str, details: list[Any] | None = None) -> ApiError:
+    return ApiError(status_code=400, code="bad_request", message=message, details=details)
+
+
+def not_found(message: str) -> ApiError:
+    return ApiError(status_code=404, code="not_found", message=message)
