@@ -222,6 +222,12 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    # Every error each operation can answer (401, 403, 404, 400, 413, 415, 409, 412, 503), in
+    # the error shape of its path, unless the view documents it itself.
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "quotaweb.api.schema_hooks.add_error_responses",
+    ],
 }
 # The YuniKorn-compatible /ws/v1/ reads without logging in (read-only dashboards).
 QUOTAWEB_PUBLIC_READ = env_bool("QUOTAWEB_PUBLIC_READ", False)

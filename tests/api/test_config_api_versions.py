@@ -177,3 +177,18 @@ def test_rollback_refuses_unknown_fields(admin_token, history):
 
     assert response.status_code == 400
     assert "unknown fields: version" in response.json()["message"]
+
+
+@pytest.mark.parametrize("query", [
+    "page_size=null", "page_size=0", "page_size=501", "page_size=1.5", "page=null", "page=0",
+    "page=%C2%B2",
+])
+def test_a_bad_page_or_page_size_is_400(viewer_token, history, query):
+    response = viewer_token.get(f"{VERSIONS}?{query}")
+
+    assert response.status_code == 400
+    assert response.json()["error"] == "bad_request"
+
+
+def test_a_non_ascii_digit_version_is_404(viewer_token, history):
+    assert viewer_token.get(f"{VERSIONS}/%C2%B2").status_code == 404

@@ -45,3 +45,52 @@ def test_the_schema_is_valid_openapi_without_warnings(tmp_path):
     out = tmp_path / "schema.yaml"
     call_command("spectacular", "--validate", "--fail-on-warn", "--file", str(out))
     assert "openapi: 3.0" in out.read_text()
+
+
+def _schema(client) -> dict:
+    return json.loads(client.get("/api/schema/?format=json").content)
+
+
+def test_every_operation_documents_its_errors_in_the_shape_of_its_path(client):
+    schema = _schema(client)
+    assert {"ApiError", "YunikornError"} <= set(schema["components"]["schemas"])
+    for path, operations in schema["paths"].items():
+        shape = "YunikornError" if path.startswith("/ws/v1/") else "ApiError"
+        for method, operation in operations.items():
+            responses = operation["responses"]
+            expected = {"401", "403", "503"}
+            if "{" in path:
+                expected.add("404")
+            if "requestBody" in operation:
+                expected |= {"400", "413", "415"}
+            if any(p["in"] == "query" for p in operation.get("parameters", [])):
+                expected.add("400")
+            assert expected <= set(responses), (method, path, sorted(responses))
+            for code in ("401", "403", "503"):
+                ref = responses[code]["content"]["application/json"]["schema"]["$ref"]
+                assert ref.endswith("/" + shape), (method, path, code)
+
+
+def test_what_a_view_documents_itself_is_kept(client):
+    responses = _schema(client)["paths"]["/api/v1/partitions/{partition}/allocations"]["post"][
+        "responses"]
+    assert responses["409"]["content"]["application/json"]["schema"]["$ref"].endswith("/DeniedOut")
+
+
+def test_config_writes_document_409_and_412(client):
+    paths = _schema(client)["paths"]
+    assert {"409", "412"} <= set(paths["/api/v1/config"]["put"]["responses"])
+    assert {"409", "412"} <= set(
+        paths["/api/v1/config/versions/{number}/rollback"]["post"]["responses"])
+
+
+def test_ws_config_documents_yaml_and_json(client):
+    answer = _schema(client)["paths"]["/ws/v1/config"]["get"]["responses"]["200"]["content"]
+    assert {"text/yaml", "application/json"} <= set(answer)
+
+
+def test_page_parameters_are_documented_as_bounded_integers(client):
+    parameters = {p["name"]: p["schema"] for p in _schema(client)["paths"][
+        "/api/v1/config/versions"]["get"]["parameters"]}
+    assert parameters["page"]["type"] == parameters["page_size"]["type"] == "integer"
+    assert parameters["page_size"]["maximum"] == 500

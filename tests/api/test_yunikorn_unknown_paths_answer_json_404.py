@@ -44,3 +44,28 @@ def test_the_message_names_the_method_and_path(viewer_token):
     response = viewer_token.get("/ws/v1/nothing")
 
     assert response.json()["message"] == "there is no GET /ws/v1/nothing in the API; see /api/docs/"
+
+
+@pytest.mark.parametrize("url", [
+    "/ws/v1/partition/default/application/a%0Ab", "/ws/v1/partition/gpu/node/a%0A",
+    "/ws/v1/nothing%0A",
+])
+def test_a_newline_in_the_path_is_a_json_404_in_debug_mode_too(
+    viewer_token, capped_engines, settings, url
+):
+    settings.DEBUG = True
+    _is_json_404(viewer_token.get(url))
+
+
+@pytest.mark.parametrize("url", [
+    "/api/v1/partitions/default/allocations/%0Ax", "/api/v1/nothing%0A",
+    "/api/v1/partitions/default/queues/root%0A/limits/",
+])
+def test_an_api_path_with_a_newline_is_the_api_json_404_in_debug_mode(
+    viewer_token, capped_engines, settings, url
+):
+    settings.DEBUG = True
+    response = viewer_token.get(url)
+    assert response.status_code == 404
+    assert response["Content-Type"].startswith("application/json")
+    assert response.json()["error"] == "not_found"

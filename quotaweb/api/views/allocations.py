@@ -9,7 +9,12 @@ from __future__ import annotations
 from typing import Any
 
 from django.urls import path
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    extend_schema,
+    extend_schema_serializer,
+    inline_serializer,
+)
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -57,6 +62,7 @@ class DeniedOut(serializers.Serializer):
     headroom = ResourceField(allow_null=True)
 
 
+@extend_schema_serializer(component_name="ApiError")
 class ErrorOut(serializers.Serializer):
     error = serializers.CharField()
     message = serializers.CharField()
@@ -91,15 +97,18 @@ class AllocationsView(APIView):
 
     @extend_schema(
         parameters=[
-            OpenApiParameter(name, str, required=False, description=text)
-            for name, text in (
-                ("user", "only this user's allocations"),
-                ("group", "only allocations counted against this group"),
-                ("queue", "only allocations in this queue or below it"),
-                ("application", "only this application's allocations"),
-                ("page", "page number, from 1"),
-                ("per_page", "allocations per page, 1 to 1000 (default 100)"),
-            )
+            *(OpenApiParameter(name, str, required=False, description=text)
+              for name, text in (
+                  ("user", "only this user's allocations"),
+                  ("group", "only allocations counted against this group"),
+                  ("queue", "only allocations in this queue or below it"),
+                  ("application", "only this application's allocations"),
+              )),
+            OpenApiParameter("page", {"type": "integer", "minimum": 1, "maximum": 10**9},
+                             required=False, description="page number, from 1"),
+            OpenApiParameter("per_page", {"type": "integer", "minimum": 1, "maximum": 1000},
+                             required=False,
+                             description="allocations per page, 1 to 1000 (default 100)"),
         ],
         responses={200: inline_serializer("AllocationPage", {
             "count": serializers.IntegerField(), "page": serializers.IntegerField(),
@@ -123,9 +132,9 @@ class AllocationsView(APIView):
 
 def _whole(request: Request, name: str, *, default: int, low: int, high: int) -> int:
     raw = request.query_params.get(name)
-    if raw is None or raw == "":
+    if raw is None:
         return default
-    if not raw.isdigit() or not low <= int(raw) <= high:
+    if not (raw.isascii() and raw.isdigit()) or not low <= int(raw) <= high:
         raise bad_request(ERR_PAGE.format(name=name, low=low, high=high, value=raw))
     return int(raw)
 
@@ -179,9 +188,9 @@ class ApplicationView(APIView):
 class HeadroomView(APIView):
     @extend_schema(
         parameters=[
-            OpenApiParameter("queuePath", str, required=True),
-            OpenApiParameter("user", str, required=True),
-            OpenApiParameter("applicationId", str, required=True),
+            OpenApiParameter("queuePath", {"type": "string", "minLength": 1}, required=True),
+            OpenApiParameter("user", {"type": "string", "minLength": 1}, required=True),
+            OpenApiParameter("applicationId", {"type": "string", "minLength": 1}, required=True),
             OpenApiParameter("groups", str, required=False, description="comma separated"),
         ],
         responses={200: inline_serializer("Headroom", {
@@ -205,7 +214,7 @@ class HeadroomView(APIView):
 
 class EventsView(APIView):
     @extend_schema(
-        parameters=[OpenApiParameter("after", int, required=False,
+        parameters=[OpenApiParameter("after", {"type": "integer", "minimum": 0}, required=False,
                                      description="the last seq you have; 0 for all kept")],
         responses={200: inline_serializer("Events", {
             "events": serializers.ListField(child=serializers.JSONField()),
@@ -215,7 +224,7 @@ class EventsView(APIView):
     )
     def get(self, request: Request, partition: str) -> Response:
         raw = request.query_params.get("after", "0")
-        if not raw.isdigit():
+        if not (raw.isascii() and raw.isdigit()):
             raise bad_request(ERR_AFTER.format(value=raw))
         return Response(selectors.events_after(partition=partition, after=int(raw)))
 

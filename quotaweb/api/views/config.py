@@ -80,6 +80,8 @@ ERR_FIRST_VERSION = (
 ERR_EMPTY_BODY = "send the configuration as YAML, or as JSON {\"yaml\": \"...\"}"
 
 _TRUE = frozenset({"1", "true", "yes", "on"})
+_FALSE = frozenset({"0", "false", "no", "off"})
+ERR_FLAG = "{name} must be 1, true, 0 or false, not {value!r}"
 
 
 # -- shared -------------------------------------------------------------------------------------
@@ -89,8 +91,21 @@ class ConfigApiView(APIView):
     parser_classes = [CappedJsonParser]
 
 
-def _flag(value: str | None) -> bool:
-    return (value or "").strip().lower() in _TRUE
+def _digits(text: str) -> bool:
+    # ASCII only: str.isdigit() is true of "²" too, which int() refuses.
+    return text.isascii() and text.isdigit()
+
+
+def _flag(request: Request, name: str) -> bool:
+    """A boolean query parameter as documented: 1/0, true/false, yes/no, on/off; absent is
+    false, anything else a 400."""
+    raw = request.query_params.get(name)
+    if raw is None:
+        return False
+    value = raw.strip().lower()
+    if value not in _TRUE | _FALSE:
+        raise bad_request(ERR_FLAG.format(name=name, value=raw))
+    return value in _TRUE
 
 
 def _validated(serializer_class: type, data: Any) -> dict[str, Any]:
@@ -113,7 +128,7 @@ def _is_json(request: Request) -> bool:
 
 
 def _version_number(text: str) -> int:
-    if not text.isdigit():
+    if not _digits(text):
         raise not_found(selectors.ERR_NO_VERSION.format(number=text))
     return int(text)
 
@@ -130,7 +145,7 @@ def _if_match(request: Request) -> int | None:
             raise ApiError(status_code=412, code="precondition_failed", message=ERR_NOTHING_ACTIVE)
         return active
     value = value.removeprefix("W/").strip('"')
-    if not value.isdigit():
+    if not _digits(value):
         raise bad_request(ERR_IF_MATCH.format(value=raw))
     return int(value)
 
@@ -254,7 +269,7 @@ class ConfigView(ConfigApiView):
         if len(yaml_text.encode("utf-8", "surrogatepass")) > YAML_MAX_BYTES:
             raise too_large(YAML_MAX_BYTES)
         precondition = Precondition(request, body_base=body_base)
-        if _flag(request.query_params.get("dry_run")):
+        if _flag(request, "dry_run"):
             return Response(_dry_run(yaml_text=yaml_text))
         version = precondition.write(lambda base: services.config_apply(
             yaml_text=yaml_text, author=request.user, comment=comment, base_version=base,
@@ -265,10 +280,38 @@ class ConfigView(ConfigApiView):
 # -- versions -------------------------------------------------------------------------------------
 
 
+ERR_PAGE_VALUE = "{name} must be a whole number from 1 to {high}, not {value!r}"
+
+
 class VersionPages(PageNumberPagination):
+    """Pages of versions; ``page`` and ``page_size`` are whole numbers or a 400 (DRF's own
+    pagination would quietly fall back to the default size); a page past the last is 404."""
+
     page_size = 50
     page_size_query_param = "page_size"
     max_page_size = 500
+    max_page = 10**9
+
+    def _checked(self, request: Request, name: str, high: int) -> None:
+        raw = request.query_params.get(name)
+        if raw is not None and not (_digits(raw) and 1 <= int(raw) <= high):
+            raise bad_request(ERR_PAGE_VALUE.format(name=name, high=high, value=raw))
+
+    def paginate_queryset(self, queryset: Any, request: Request, view: Any = None) -> Any:
+        self._checked(request, self.page_query_param, self.max_page)
+        self._checked(request, self.page_size_query_param, self.max_page_size)
+        return super().paginate_queryset(queryset, request, view)
+
+    def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
+        return [
+            {"name": self.page_query_param, "required": False, "in": "query",
+             "description": "page number, from 1; past the last page: 404",
+             "schema": {"type": "integer", "minimum": 1, "maximum": self.max_page}},
+            {"name": self.page_size_query_param, "required": False, "in": "query",
+             "description": f"versions per page, 1 to {self.max_page_size} "
+                            f"(default {self.page_size})",
+             "schema": {"type": "integer", "minimum": 1, "maximum": self.max_page_size}},
+        ]
 
 
 class VersionsView(ConfigApiView):
@@ -313,7 +356,7 @@ class VersionDiffView(ConfigApiView):
             if new.number <= 1:
                 raise bad_request(ERR_FIRST_VERSION.format(number=new.number))
             raw = str(new.number - 1)
-        if not raw.isdigit():
+        if not _digits(raw):
             raise bad_request(ERR_AGAINST.format(value=raw))
         old = _version(raw)
         diff = selectors.config_diff(
@@ -364,7 +407,7 @@ def _queue(config: Config, partition: str, queue_path: str) -> tuple[str, QueueM
 
 
 def _limit_index(queue: QueueModel, raw: str) -> int:
-    if not raw.isdigit() or int(raw) >= len(queue.limits):
+    if not _digits(raw) or int(raw) >= len(queue.limits):
         raise not_found(edits.ERR_LIMIT_NOT_FOUND.format(path=queue.path, index=raw))
     return int(raw)
 

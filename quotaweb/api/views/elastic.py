@@ -119,11 +119,14 @@ class SettingsView(APIView):
 
 class ExplainView(APIView):
     @extend_schema(
-        parameters=[OpenApiParameter("queuePath", str, required=True),
-                    OpenApiParameter("resource", str, required=True)],
+        parameters=[
+            OpenApiParameter(name, {"type": "string", "minLength": 1}, required=True)
+            for name in ("queuePath", "resource")
+        ],
         responses={200: inline_serializer("ElasticExplanation", {
             "queuePath": serializers.CharField(), "resource": serializers.CharField(),
-            "runtime": serializers.IntegerField(),
+            "runtime": serializers.IntegerField(
+                allow_null=True, help_text="null where the root does not share the resource"),
             "steps": serializers.ListField(child=serializers.JSONField()),
         }), 400: ErrorOut, 404: ErrorOut},
         summary="How one queue's runtime of one resource came about, step by step",

@@ -108,7 +108,7 @@ class TreeOut(serializers.Serializer):
 MODE_IN = inline_serializer("TreeMode", {"mode": serializers.ChoiceField(
     choices=["normal", "maintenance"])})
 TRY_PARAMETER = OpenApiParameter(
-    "try", str, required=False,
+    "try", str, required=False, enum=["0", "1", "true", "false"],
     description="1: a trial that .../undo can take back while nothing else changed the trees",
 )
 

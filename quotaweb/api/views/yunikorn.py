@@ -431,7 +431,8 @@ class ConfigView(YunikornView):
 
     renderer_classes = [YamlRenderer, ApplicationYamlRenderer, XYamlRenderer, YunikornJSONRenderer]
 
-    @extend_schema(responses={(200, "text/yaml"): OpenApiTypes.STR,
+    # Both answers are the one document (a mapping): as written in YAML, or parsed in JSON.
+    @extend_schema(responses={(200, "text/yaml"): OpenApiTypes.OBJECT,
                               (200, "application/json"): OpenApiTypes.OBJECT})
     def get(self, request: Request) -> Response:
         current = active_version()
@@ -521,6 +522,6 @@ urlpatterns = [
          name="yunikorn-node-utilizations"),
     path("scheduler/node-utilization", NodeUtilizationView.as_view(),
          name="yunikorn-node-utilization"),
-    # Last: everything else under /ws/v1/.
-    re_path(r"^.*$", UnknownPathView.as_view()),
+    # Last: everything else under /ws/v1/, a newline in the path too.
+    re_path(r"^[\s\S]*$", UnknownPathView.as_view()),
 ]
