@@ -177,14 +177,37 @@ def test_dry_run_reports_validity_changes_and_impact_and_stores_nothing(admin_to
     assert _alice_cap() == {"memory": 40 * GiB, "vcore": 20_000}
 
 
-def test_dry_run_of_an_invalid_document_is_200_with_its_errors(admin_token, active_small):
-    response = _put_json(admin_token, {"yaml": INVALID}, query="?dry_run=true")
+def test_dry_run_of_an_invalid_document_answers_as_the_real_write_would(
+    admin_token, active_small
+):
+    dry = _put_json(admin_token, {"yaml": INVALID}, query="?dry_run=true")
+    real = _put_json(admin_token, {"yaml": INVALID})
 
-    assert response.status_code == 200
-    body = response.json()
-    assert body["valid"] is False
-    assert body["details"] == validate_config(INVALID)
-    assert body["impact"] == []
+    assert dry.status_code == real.status_code == 400
+    assert dry.json() == real.json()
+    assert dry.json()["error"] == "invalid"
+    assert dry.json()["details"] == validate_config(INVALID)
+    assert ConfigVersion.objects.count() == 1
+
+
+def test_a_stale_dry_run_answers_as_the_real_write_would(admin_token, active_small):
+    _someone_else_applies()
+
+    dry = _put_json(admin_token, {"yaml": TIGHTER, "base_version": 1}, query="?dry_run=1")
+    real = _put_json(admin_token, {"yaml": TIGHTER, "base_version": 1})
+
+    assert dry.status_code == real.status_code == 412
+    assert dry.json() == real.json()
+    assert ConfigVersion.objects.count() == 2
+
+
+@pytest.mark.parametrize("value", ["null", "maybe", ""])
+def test_a_dry_run_flag_that_is_no_boolean_is_400(admin_token, active_small, value):
+    response = admin_token.put(URL + f"?dry_run={value}", TIGHTER,
+                               content_type="application/yaml")
+
+    assert response.status_code == 400
+    assert response.json()["error"] == "bad_request"
     assert ConfigVersion.objects.count() == 1
 
 

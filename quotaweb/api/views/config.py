@@ -209,7 +209,9 @@ def _with_etag(response: Response, version: int | None) -> Response:
 # -- the whole document -------------------------------------------------------------------------
 
 _DRY_RUN = OpenApiParameter(
-    "dry_run", OpenApiTypes.BOOL, description="validate and report the impact; store nothing"
+    "dry_run", OpenApiTypes.BOOL,
+    description="answer as the real write would (400 for an invalid document, 412 for a stale "
+    "base version), with the changes and impact instead of a new version; store nothing",
 )
 _IF_MATCH = OpenApiParameter(
     "If-Match", OpenApiTypes.STR, location=OpenApiParameter.HEADER,
@@ -218,12 +220,11 @@ _IF_MATCH = OpenApiParameter(
 
 
 def _dry_run(*, yaml_text: str) -> dict[str, Any]:
+    """What the real PUT would answer, minus storing: an invalid document raises the very
+    ``ConfigRejected`` the real write raises (400 with the same details), a valid one answers
+    200 with what would change and who would be above a limit."""
     old, active = _active_model()
-    try:
-        candidate = services.config_validate(yaml_text=yaml_text)
-    except services.ConfigRejected as rejected:
-        return {"dry_run": True, "valid": False, "active_version": active,
-                "details": rejected.errors, "changes": [], "impact": []}
+    candidate = services.config_validate(yaml_text=yaml_text)
     return {
         "dry_run": True, "valid": True, "active_version": active, "details": [],
         "changes": selectors.config_changes(old=old, new=candidate),
