@@ -1,6 +1,7 @@
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
 
+from quotaweb.core import views as core_views
 from quotaweb.teams import views as team_views
 
 urlpatterns = [
@@ -13,6 +14,9 @@ urlpatterns = [
     path("teams/", include("quotaweb.teams.urls")),
     path("team/<str:token>/", team_views.dashboard, name="team-dashboard"),
     path("", include("quotaweb.api.urls")),
+    # Any other /api/v1/ path, a newline in it too (which the routes' ``.`` does not match): the
+    # JSON 404, even with debug on (where Django would answer its HTML page instead).
+    re_path(r"^api/v1/[\s\S]+$", core_views.not_found),
     path("", include("quotaweb.core.urls")),
 ]
 
