@@ -11,6 +11,8 @@ from typing import Any
 from rest_framework import exceptions
 
 ERR_TOO_LARGE = "the request body is over {limit} bytes; nothing was read or changed"
+ERR_BODY_OBJECT = "the body must be a JSON object, not {kind}"
+ERR_FIELD_MISSING = "{field} is required"
 
 
 class ApiError(exceptions.APIException):
@@ -40,3 +42,14 @@ def bad_request(message: str, details: list[Any] | None = None) -> ApiError:
 
 def not_found(message: str) -> ApiError:
     return ApiError(status_code=404, code="not_found", message=message)
+
+
+def body_with(data: Any, *fields: str) -> dict[str, Any]:
+    """A request body that must be a JSON object holding ``fields``; a 400 naming what is
+    wrong otherwise."""
+    if not isinstance(data, dict):
+        raise bad_request(ERR_BODY_OBJECT.format(kind=type(data).__name__))
+    for field in fields:
+        if field not in data:
+            raise bad_request(ERR_FIELD_MISSING.format(field=field))
+    return data

@@ -11,7 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from quotaweb.api.problems import bad_request
+from quotaweb.api.problems import bad_request, body_with
 from quotaweb.api.views.allocations import ErrorOut, ResourceField
 from quotaweb.elastic import selectors, services
 
@@ -22,8 +22,6 @@ RESOURCE_MAP = {
     "description": "{type: integer} in base units (memory bytes, vcore millicores)",
 }
 
-ERR_BODY_OBJECT = "the body must be a JSON object, not {kind}"
-ERR_FIELD_MISSING = "{field} is required"
 ERR_EXPLAIN_PARAMS = "queuePath and resource are required"
 
 
@@ -58,12 +56,6 @@ class ElasticOut(serializers.Serializer):
     queues = ElasticQueueOut(many=True)
 
 
-def _body(request: Request) -> dict:
-    if not isinstance(request.data, dict):
-        raise bad_request(ERR_BODY_OBJECT.format(kind=type(request.data).__name__))
-    return request.data
-
-
 class ElasticView(APIView):
     @extend_schema(responses={200: ElasticOut, 404: ErrorOut},
                    summary="Elastic quota of a partition: every queue's runtime")
@@ -91,10 +83,7 @@ class DemandView(APIView):
         summary="Replace a leaf queue's pending demand ({} clears it)",
     )
     def put(self, request: Request, partition: str) -> Response:
-        body = _body(request)
-        for field in ("queuePath", "resource"):
-            if field not in body:
-                raise bad_request(ERR_FIELD_MISSING.format(field=field))
+        body = body_with(request.data, "queuePath", "resource")
         services.elastic_demand_set(
             partition=partition, queue_path=body["queuePath"], demand=body["resource"]
         )
@@ -108,9 +97,7 @@ class SettingsView(APIView):
         summary="Turn elastic quota on or off (on: allocations must fit the runtime)",
     )
     def put(self, request: Request, partition: str) -> Response:
-        body = _body(request)
-        if "enabled" not in body:
-            raise bad_request(ERR_FIELD_MISSING.format(field="enabled"))
+        body = body_with(request.data, "enabled")
         services.elastic_settings_update(
             partition=partition, enabled=body["enabled"], author=request.user
         )

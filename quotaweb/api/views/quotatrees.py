@@ -4,8 +4,6 @@ allocated jointly, and each consumer's story."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.urls import path
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
@@ -13,14 +11,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from quotaweb.api.problems import bad_request
+from quotaweb.api.problems import bad_request, body_with
 from quotaweb.api.views.allocations import ErrorOut, ResourceField
 from quotaweb.quotatrees import selectors, services
 from trackers.quotatree import AllocationResult
 
 ERR_TRY = "try must be 1, true, 0 or false, not {value!r}"
-ERR_BODY_OBJECT = "the body must be a JSON object, not {kind}"
-ERR_FIELD_MISSING = "{field} is required"
 
 TREE_DOCUMENT = {
     "type": "object",
@@ -120,12 +116,6 @@ def _trial(request: Request) -> bool:
     return raw in ("1", "true")
 
 
-def _object(request: Request) -> dict[str, Any]:
-    if not isinstance(request.data, dict):
-        raise bad_request(ERR_BODY_OBJECT.format(kind=type(request.data).__name__))
-    return request.data
-
-
 def _answer(result: AllocationResult) -> Response:
     if not result.allocated:
         return Response({
@@ -179,9 +169,7 @@ class TreeModeView(APIView):
     @extend_schema(request=MODE_IN, responses={200: TreeOut, 400: ErrorOut, 404: ErrorOut},
                    summary="Normal (the algorithm) or maintenance (allocations forced)")
     def put(self, request: Request, tree: str) -> Response:
-        body = _object(request)
-        if "mode" not in body:
-            raise bad_request(ERR_FIELD_MISSING.format(field="mode"))
+        body = body_with(request.data, "mode")
         services.tree_mode_set(tree=tree, mode=body["mode"])
         return Response(selectors.tree_view(tree=tree))
 
@@ -247,9 +235,7 @@ class ForestView(APIView):
         summary="Create a forest or replace its trees (processed in this order)",
     )
     def put(self, request: Request, forest: str) -> Response:
-        body = _object(request)
-        if "trees" not in body:
-            raise bad_request(ERR_FIELD_MISSING.format(field="trees"))
+        body = body_with(request.data, "trees")
         services.forest_put(forest=forest, trees=body["trees"])
         return Response(selectors.forest_view(forest=forest))
 
@@ -264,9 +250,7 @@ class ForestModeView(APIView):
     @extend_schema(request=MODE_IN, responses={200: FOREST_OUT, 400: ErrorOut, 404: ErrorOut},
                    summary="Normal or maintenance for joint allocations on the forest")
     def put(self, request: Request, forest: str) -> Response:
-        body = _object(request)
-        if "mode" not in body:
-            raise bad_request(ERR_FIELD_MISSING.format(field="mode"))
+        body = body_with(request.data, "mode")
         services.forest_mode_set(forest=forest, mode=body["mode"])
         return Response(selectors.forest_view(forest=forest))
 
