@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
+from django.contrib.auth.models import Group, Permission
 from django.db import transaction
 
 from quotaweb.accounts.roles import QUOTA_ADMINS_GROUP, ROLE_ADMIN, ROLE_VIEWER, Role
@@ -18,6 +18,9 @@ DEMO_VIEWER_PASSWORD_ENV = "QUOTAWEB_DEMO_VIEWER_PASSWORD"
 # Documented in the README; anyone can read them, so they are for a machine of one's own only.
 DEMO_ADMIN_PASSWORD_DEFAULT = "quota-admin-demo"
 DEMO_VIEWER_PASSWORD_DEFAULT = "quota-viewer-demo"
+# Staff alone opens /admin/ but shows nothing in it; membership of quota-admins is edited on a
+# user's page, so the demo admin needs the user permissions and to see the groups.
+DEMO_ADMIN_PERMISSIONS = ("add_user", "change_user", "view_user", "view_group")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -49,8 +52,9 @@ def accounts_demo_ensure() -> list[DemoLogin]:
     """Make sure the demo's ``admin`` and ``viewer`` logins exist with their current passwords.
 
     Idempotent: running it again changes nothing unless a password variable changed. The admin
-    is staff and in ``quota-admins``; the viewer is made a plain viewer even if someone promoted
-    it, so the demo always shows both roles. Other accounts are never touched.
+    is staff, in ``quota-admins`` and may manage that group's members in the Django admin; the
+    viewer is made a plain viewer even if someone promoted it, so the demo always shows both
+    roles. Other accounts are never touched.
     """
     group = quota_admins_group_ensure()
     admin_password, admin_from_env = _demo_password(
@@ -64,6 +68,11 @@ def accounts_demo_ensure() -> list[DemoLogin]:
         username=DEMO_ADMIN_USERNAME, password=admin_password, is_staff=True
     )
     admin.groups.add(group)
+    admin.user_permissions.add(
+        *Permission.objects.filter(
+            content_type__app_label="auth", codename__in=DEMO_ADMIN_PERMISSIONS
+        )
+    )
     viewer = _demo_user_ensure(
         username=DEMO_VIEWER_USERNAME, password=viewer_password, is_staff=False
     )
