@@ -6,6 +6,7 @@ Nothing here starts an engine: engines are created explicitly at start-up (see
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
@@ -201,6 +202,8 @@ STATIC_ROOT = DATA_DIR / "staticfiles"
 STATIC_ROOT.mkdir(exist_ok=True)  # WhiteNoise warns about a missing folder
 # Serve straight from static/ through the finders: no collectstatic step for the embedded app.
 WHITENOISE_USE_FINDERS = True
+# Files browsers ask for at the site's root, such as /favicon.ico.
+WHITENOISE_ROOT = BASE_DIR / "static" / "root"
 
 # The API (DRF). Tokens first, so a caller without credentials gets 401 with a Token challenge.
 REST_FRAMEWORK = {
@@ -261,10 +264,30 @@ QUOTAWEB_CONFIG = Path(
 )
 
 LOG_LEVEL = env_str("QUOTAWEB_LOG_LEVEL", "INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"))
+
+
+class ClientErrorsInOneLine(logging.Filter):
+    """Django logs a refused request (403, 404, 400) with the exception that refused it; that
+    traceback is the refusal working, not a fault, so it is dropped and the line kept."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if getattr(record, "status_code", 500) < 500:
+            record.exc_info = None
+            record.exc_text = None
+        return True
+
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "filters": {"client_errors_in_one_line": {"()": ClientErrorsInOneLine}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    "loggers": {
+        # Django's own default gives "django" a console handler in debug mode, and the record
+        # propagates to ours too: every line came out twice.
+        "django": {"handlers": []},
+        "django.request": {"filters": ["client_errors_in_one_line"]},
+    },
 }
