@@ -4,6 +4,10 @@ Each edit changes the document in place and judges nothing: the whole candidate 
 ``trackers`` afterwards, so a form, the API and a YAML upload get the same verdict. An edit only
 refuses what it cannot express (a queue or limit entry that does not exist, deleting the root).
 Values use the row field names (``max_applications``, ``max_resources`` ...).
+
+The document may be the admin's own, read round-trip (``roundtrip``): edits change only the
+values they change (``merge``), and new queues and entries are styled like their siblings, so
+the rest of the document, comments included, is written back as it was.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from quotaweb.config.documents import limit_document, queue_document
+from quotaweb.config.roundtrip import fresh, merge
 from trackers.config import normalise_partition_name
 
 Document = dict[str, Any]
@@ -37,7 +42,12 @@ class NotFound(LookupError):
 
 
 class EditRefused(ValueError):
-    """An edit that no configuration can express (deleting or renaming the root)."""
+    """An edit that no configuration can express."""
+
+
+class RootQueueRefused(EditRefused):
+    """Deleting or renaming the root queue: what the path names, not the request's shape, is at
+    odds (the API answers 409)."""
 
 
 # -- finding things ----------------------------------------------------------------------------
@@ -152,6 +162,7 @@ def queue_create(
         parent, _ = _queue(document, partition, parent_path)
         children = parent.setdefault("queues", [])
         new = queue_document(_with_resources_flag(dict(values)), is_root=False)
+        new = fresh(new, like=children[0] if children else None)
         children.insert(len(children) if position is None else position, new)
 
     return edit
@@ -163,11 +174,10 @@ def queue_update(*, partition: str, queue_path: str, values: Mapping[str, Any]) 
     def edit(document: Document) -> None:
         queue, parent = _queue(document, partition, queue_path)
         if parent is None and str(values.get("name", "root")).lower() != "root":
-            raise EditRefused(ERR_ROOT_RENAME)
+            raise RootQueueRefused(ERR_ROOT_RENAME)
         merged = _with_resources_flag({**queue_values_of(queue), **values})
         kept = {key: queue[key] for key in ("limits", "queues") if key in queue}
-        queue.clear()
-        queue.update(queue_document(merged, is_root=parent is None), **kept)
+        merge(queue, {**queue_document(merged, is_root=parent is None), **kept})
 
     return edit
 
@@ -176,7 +186,7 @@ def queue_delete(*, partition: str, queue_path: str) -> Edit:
     def edit(document: Document) -> None:
         queue, parent = _queue(document, partition, queue_path)
         if parent is None:
-            raise EditRefused(ERR_ROOT_DELETE)
+            raise RootQueueRefused(ERR_ROOT_DELETE)
         siblings = parent["queues"]
         del siblings[next(i for i, sibling in enumerate(siblings) if sibling is queue)]
         if not parent["queues"]:
@@ -192,7 +202,8 @@ def limit_create(
 
     def edit(document: Document) -> None:
         limits = _limits(document, partition, queue_path)
-        limits.insert(len(limits) if position is None else position, limit_document(values))
+        new = fresh(limit_document(values), like=limits[0] if limits else None)
+        limits.insert(len(limits) if position is None else position, new)
 
     return edit
 
@@ -205,7 +216,7 @@ def limit_update(
     def edit(document: Document) -> None:
         limits = _limits(document, partition, queue_path)
         entry = _entry(limits, queue_path, index)
-        limits[index] = limit_document({**limit_values_of(entry), **values})
+        merge(entry, limit_document({**limit_values_of(entry), **values}))
 
     return edit
 

@@ -45,6 +45,7 @@ from quotaweb.config.models import (
     Partition,
     Queue,
 )
+from quotaweb.config.roundtrip import document_read
 from quotaweb.config.selectors import (
     ERR_NO_VERSION,
     active_version,
@@ -172,17 +173,30 @@ def config_edit(
 
 
 def config_candidate(*, edits: Sequence[Edit]) -> tuple[Config, str]:
-    """The active configuration with ``edits`` made: its validated model and its YAML (written
-    like ``dump_config`` would, root included); nothing is stored."""
+    """The active configuration with ``edits`` made: its validated model and its YAML; nothing
+    is stored.
+
+    The edits are made in the admin's own document, read round-trip, so the YAML differs from
+    the active version only where they change something. A document edits cannot address as
+    written (an implicit root, anchors) is made afresh from the model, ``dump_config``'s way.
+    """
     current = active_version()
-    # The rows hold exactly the active version, so its model gives the same document as the rows.
-    document = (
-        config_document(version_model(current)) if current is not None else {"partitions": []}
-    )
-    for edit in edits:
-        edit(document)
+    editable = document_read(current.yaml) if current is not None else None
     try:
-        candidate, yaml_text = parse_document(document, elastic=elastic_partitions())
+        if editable is not None:
+            for edit in edits:
+                edit(editable.document)
+            yaml_text = editable.text()
+            candidate = parse_config(yaml_text, elastic=elastic_partitions())
+        else:
+            # The rows hold exactly the active version, so its model gives the same document.
+            document = (
+                config_document(version_model(current)) if current is not None
+                else {"partitions": []}
+            )
+            for edit in edits:
+                edit(document)
+            candidate, yaml_text = parse_document(document, elastic=elastic_partitions())
     except ConfigError as exc:
         raise ConfigRejected(exc.errors) from None
     candidate = _usable(candidate)
