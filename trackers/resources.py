@@ -156,7 +156,10 @@ def go_format(res: Mapping[str, int]) -> str:
 
 # -- human formatting -----------------------------------------------------------------------------
 
-_BYTE_UNITS = ("B", "kB", "MB", "GB", "TB", "PB", "EB")
+# Admins write memory as ``512Gi`` and ``1Ti``: pages read it back in the same binary units, so a
+# limit looks as it was written (``512 GiB``), not as its decimal size (``549.8 GB``).
+BYTE_STEP = 1024
+_BYTE_UNITS = ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB")
 
 
 def is_bytes_type(resource_type: str) -> bool:
@@ -173,14 +176,15 @@ def _trim(number: str) -> str:
 def _bytes(value: int) -> str:
     unit = 0
     scaled = float(value)
-    while unit < len(_BYTE_UNITS) - 1 and round(scaled, 1) >= 1000:
-        scaled /= 1000
+    # Compare the rounded figure, so 1023.96 MiB reads 1 GiB rather than 1024 MiB.
+    while unit < len(_BYTE_UNITS) - 1 and round(scaled, 1) >= BYTE_STEP:
+        scaled /= BYTE_STEP
         unit += 1
     return f"{_trim(f'{scaled:.1f}')} {_BYTE_UNITS[unit]}"
 
 
 def format_quantity(resource_type: str, value: int) -> str:
-    """A base-unit value for people: ``9.5 GB``, ``2.5 vcore``, ``3``."""
+    """A base-unit value for people: ``9.5 GiB``, ``2.5 vcore``, ``3``."""
     if value < 0:
         return "-" + format_quantity(resource_type, -value)
     if resource_type == VCORE:
@@ -192,7 +196,7 @@ def format_quantity(resource_type: str, value: int) -> str:
 
 
 def format_resource(res: Mapping[str, int]) -> str:
-    """A whole resource for people, types sorted: ``memory 9.5 GB, 2.5 vcore, nvidia.com/gpu 2``."""
+    """A resource for people, types sorted: ``memory 9.5 GiB, 2.5 vcore, nvidia.com/gpu 2``."""
     if not res:
         return "nothing"
     parts = []

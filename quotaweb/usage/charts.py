@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from quotaweb.usage.limits import APPLICATIONS, quantity_text, raw_text
 from quotaweb.usage.sampling import clock_text, duration_text, gap_seconds
+from trackers.resources import BYTE_STEP, is_bytes_type
 
 # A chart draws at most about this many points, each the peak of the samples it stands for.
 CHART_POINTS = 300
@@ -144,13 +145,18 @@ def _buckets(samples: Sequence[Mapping[str, Any]], width: float, gap: float) -> 
     return runs
 
 
-def _nice_step(top: int, count: int = 4) -> int:
+def _nice_step(kind: str, top: int, count: int = 4) -> int:
     """A round step (1, 2 or 5 times a power of ten, at least 1) that reaches ``top`` in about
-    ``count`` steps."""
+    ``count`` steps; for bytes, round in the binary unit the labels use (5 GiB, not 5 GB)."""
     raw = max(top, 1) / count
-    magnitude = 10 ** math.floor(math.log10(raw))
-    step = next(factor * magnitude for factor in (1, 2, 5, 10) if factor * magnitude >= raw)
-    return max(1, round(step))
+    unit = 1
+    if is_bytes_type(kind):
+        while raw / unit >= 1000:
+            unit *= BYTE_STEP
+    scaled = raw / unit
+    magnitude = 10 ** math.floor(math.log10(scaled))
+    step = next(factor * magnitude for factor in (1, 2, 5, 10) if factor * magnitude >= scaled)
+    return max(1, round(step * unit))
 
 
 def _time_ticks(start: datetime, end: datetime) -> tuple[Tick, ...]:
@@ -184,7 +190,7 @@ def _chart(kind: str, runs: list[list[_Bucket]], start: datetime, end: datetime,
     buckets = [bucket for run in runs for bucket in run]
     peak_bucket = max(buckets, key=lambda bucket: bucket.value(kind))
     peak = peak_bucket.value(kind)
-    step = _nice_step(peak)
+    step = _nice_step(kind, peak)
     top = max(step, -(-peak // step) * step)
 
     def x(at: datetime) -> float:

@@ -34,7 +34,9 @@ function ownView(name) {
 
 // -- human units (trackers/resources.py) ------------------------------------------------------
 
-const BYTE_UNITS = ["B", "kB", "MB", "GB", "TB", "PB", "EB"];
+// Binary units, as admins write memory (512Gi reads 512 GiB).
+const BYTE_STEP = 1024;
+const BYTE_UNITS = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
 
 function trimNumber(text) {
   return text.includes(".") ? text.replace(/0+$/, "").replace(/\.$/, "") : text;
@@ -51,8 +53,8 @@ function oneDecimal(x) {
 function bytes(value) {
   let unit = 0;
   let scaled = value;
-  while (unit < BYTE_UNITS.length - 1 && Number(oneDecimal(scaled)) >= 1000) {
-    scaled /= 1000;
+  while (unit < BYTE_UNITS.length - 1 && Number(oneDecimal(scaled)) >= BYTE_STEP) {
+    scaled /= BYTE_STEP;
     unit += 1;
   }
   return `${trimNumber(oneDecimal(scaled))} ${BYTE_UNITS[unit]}`;

@@ -25,7 +25,7 @@ def test_viewer_sees_values_without_edit_controls(viewer_client, capped_tree):
     html = response.content.decode()
     assert response.status_code == 200
     assert posting_forms(html) == []
-    assert "memory 10 GB" in html  # guaranteed, in human units
+    assert "memory 9.3 GiB" in html  # guaranteed 10G, in binary units
     assert "(written memory: 10G)" in html
 
 
@@ -33,7 +33,7 @@ def test_effective_max_comes_from_the_capped_ancestor(viewer_client, capped_tree
     html = viewer_client.get(_url("default", "root.eng.ml")).content.decode()
     # memory: only root.eng caps it; vcore: ml's own 20 is tighter than eng's 50.
     assert 'data-effective="memory" data-source="root.eng"' in html
-    assert "effective memory 100 GB, from <a href=\"/config/queues/default/root.eng/\">" in html
+    assert "effective memory 93.1 GiB, from <a href=\"/config/queues/default/root.eng/\">" in html
     assert 'data-effective="vcore" data-source="root.eng.ml"' in html
     assert "effective 20 vcore, from this queue" in html
     assert 'data-effective="nvidia.com/gpu" data-source="root.eng.ml"' in html
@@ -60,7 +60,7 @@ def test_limit_entries_in_order_with_wildcard_rules(viewer_client, capped_tree):
     assert "1. lead" in html
     assert "4. other groups" in html
     assert '<code class="token">alice</code>' in html
-    assert "memory 8 GB" in html
+    assert "memory 7.5 GiB" in html
     assert "4 vcore" in html
     assert "A user wildcard must come last" in html
     assert "needs a limit naming a group before it" in html

@@ -53,12 +53,12 @@ def test_each_queue_shows_max_guaranteed_apps_and_limit_count(viewer_client):
     apply(CAPPED_TREE_YAML)
     html = viewer_client.get(TREE).content.decode()
     ml = html.split('data-path="root.eng.ml"', 1)[1].split("</li>", 1)[0]
-    assert "guaranteed memory 10 GB" in ml
+    assert "guaranteed memory 9.3 GiB" in ml
     assert "max nvidia.com/gpu 4, 20 vcore" in ml
     assert 'data-limit-count="4"' in ml
     eng = html.split('data-path="root.eng"', 1)[1].split("<ul", 1)[0]
     assert "≤ 10 apps" in eng
-    assert "max memory 100 GB, 50 vcore" in eng
+    assert "max memory 93.1 GiB, 50 vcore" in eng
     assert "<details open>" in html  # the roots start open, the rest collapsed
 
 

@@ -63,7 +63,7 @@ def test_a_max_above_the_parent_is_shown_on_the_max_field(quota_admin_client, ad
     assert response.status_code == 400
     assert 'data-error-for="max"' in html
     assert (
-        "max (80 vcore) is above the tightest max of the queues above (memory 100 GB, 50 vcore)"
+        "max (80 vcore) is above the tightest max of the queues above (memory 93.1 GiB, 50 vcore)"
     ) in html
     assert "(rule R2)" in html
     assert not Draft.objects.filter(author=admin).exists()
@@ -101,12 +101,12 @@ def test_renaming_goes_to_the_new_path_and_a_duplicate_name_is_refused(
 
 def test_adding_a_child_queue_opens_it_from_the_draft(quota_admin_client, admin, capped_tree):
     response = quota_admin_client.post(_url("root.eng"), {
-        "action": "child-add", "child-name": "data", "child-max": "memory: 20G",
+        "action": "child-add", "child-name": "data", "child-max": "memory: 20Gi",
         "child-max_applications": "3",
     })
     assert response["Location"] == _url("root.eng.data")
     html = quota_admin_client.get(_url("root.eng.data")).content.decode()
-    assert "memory 20 GB" in html
+    assert "memory 20 GiB" in html
     assert ConfigVersion.objects.count() == 1
 
 

@@ -46,8 +46,8 @@ def test_home_page_draws_the_queue_tree(viewer_client, gateway):
 
     for path in ("root.research", "root.research.nlp", "root.engineering.backend", "root.ops.sre"):
         assert f'data-queue="{path}"' in html
-    # Limits in human units (SI bytes, cores): research has 2Ti of memory and 512 vcore.
-    assert "max memory 2.2 TB, nvidia.com/gpu 32, 512 vcore" in html
+    # Limits in human units (binary bytes, cores): research has 2Ti of memory and 512 vcore.
+    assert "max memory 2 TiB, nvidia.com/gpu 32, 512 vcore" in html
 
 
 def test_home_page_shows_usage(viewer_client, gateway):
@@ -62,7 +62,7 @@ def test_home_page_shows_usage(viewer_client, gateway):
     assert decision.allowed
 
     html = viewer_client.get("/").content.decode()
-    assert "using memory 1.1 GB, 1.5 vcore · 1 running" in html
+    assert "using memory 1 GiB, 1.5 vcore · 1 running" in html
 
 
 def test_stylesheet_is_served(client):

@@ -42,7 +42,7 @@ def test_setting_the_total_in_quantities(quota_admin_client, active_elastic):
     state = engines_get().elastic("default")
     assert state.total == {"gpu": 100, "memory": 400 * GiB, "vcore": 96_000}
     html = response.content.decode()
-    assert "The cluster total of partition default is now gpu 100, memory 429.5 GB, 96 vcore." \
+    assert "The cluster total of partition default is now gpu 100, memory 400 GiB, 96 vcore." \
         in html
     # the form shows the total again as quantities that read back to the same values
     assert 'value="gpu: 100, memory: 400Gi, vcore: 96"' in html

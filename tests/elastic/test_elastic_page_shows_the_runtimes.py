@@ -84,17 +84,17 @@ def test_memory_and_vcore_in_human_units(viewer_client, admin, db):
         partition="default", queue_path="root.x", demand={"memory": 150 * GiB, "vcore": 15_000}
     )
     html = viewer_client.get(page_url()).content.decode()
-    assert 'data-field="cluster-total">memory 214.7 GB, 20 vcore<' in html
+    assert 'data-field="cluster-total">memory 200 GiB, 20 vcore<' in html
     x = figures(queue_bodies(html)["root.x"])
     assert [x["memory"][name] for name in COLUMNS[2:10]] == [
-        "107.4 GB", "429.5 GB", "429.5 GB", "161.1 GB", "0 B", "161.1 GB", "0 B", "53.7 GB",
+        "100 GiB", "400 GiB", "400 GiB", "150 GiB", "0 B", "150 GiB", "0 B", "50 GiB",
     ]
     assert [x["vcore"][name] for name in COLUMNS[2:10]] == [
         "10 vcore", "40 vcore", "40 vcore", "15 vcore", "0 vcore", "15 vcore", "0 vcore",
         "5 vcore",
     ]
     y = figures(queue_bodies(html)["root.y"])["memory"]
-    assert (y["runtime"], y["lent"]) == ("0 B", "107.4 GB")  # it lends its whole min
+    assert (y["runtime"], y["lent"]) == ("0 B", "100 GiB")  # it lends its whole min
 
 
 def test_the_elastic_index_opens_the_first_partition_and_the_nav_links_it(

@@ -35,7 +35,7 @@ def test_the_link_shows_its_team_without_a_login(client, ml_link):
     assert response.status_code == 200
     assert "Group <code>ml</code>" in html
     assert "ML wall" in html
-    assert "memory 2.1 GB" in html
+    assert "memory 2 GiB" in html
     # The page's socket opens with the link and asks for the team's scope only.
     assert f'data-token="{ml_link.token}"' in html
     assert 'data-scopes="group:ml"' in html

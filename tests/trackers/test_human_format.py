@@ -1,28 +1,39 @@
-"""Values in base units shown to people: bytes in SI units, vcore in cores, counts as numbers."""
+"""Values in base units shown to people: bytes in binary units (as admins write them), vcore in
+cores, counts as numbers."""
 
 import pytest
 
 from trackers.resources import format_quantity, format_resource
 
+GiB = 2**30
+
 
 @pytest.mark.parametrize(
     ("kind", "value", "text"),
     [
-        ("memory", 9_500_000_000, "9.5 GB"),
-        ("memory", 10_000_000_000, "10 GB"),
+        # As admins write them: 512Gi, 1Ti, 1.5Ti (1536Gi), 64Gi, 100Gi.
+        ("memory", 512 * GiB, "512 GiB"),
+        ("memory", 2**40, "1 TiB"),
+        ("memory", 1536 * GiB, "1.5 TiB"),
+        ("memory", 64 * GiB, "64 GiB"),
+        ("memory", 100 * GiB, "100 GiB"),
+        ("memory", 1000 * GiB, "1000 GiB"),
+        # Decimal amounts (10G) read in binary units too.
+        ("memory", 10_000_000_000, "9.3 GiB"),
         ("memory", 0, "0 B"),
-        ("memory", 999, "999 B"),
-        ("memory", 1000, "1 kB"),
-        ("memory", 1536, "1.5 kB"),
-        ("memory", 1_048_576, "1 MB"),
-        ("memory", 268_435_456_000, "268.4 GB"),
-        ("memory", 999_960_000, "1 GB"),
-        ("memory", 2 * 10**12, "2 TB"),
-        ("memory", 3 * 10**15, "3 PB"),
-        ("memory", 9 * 10**18, "9 EB"),
-        ("memory", -9_500_000_000, "-9.5 GB"),
-        ("ephemeral-storage", 5_000_000, "5 MB"),
-        ("hugepages-memory", 2_000, "2 kB"),
+        ("memory", 1000, "1000 B"),
+        ("memory", 1023, "1023 B"),
+        ("memory", 1024, "1 KiB"),
+        ("memory", 1536, "1.5 KiB"),
+        ("memory", 2**20, "1 MiB"),
+        # The unit steps up when the rounded figure reaches 1024: no "1024 KiB".
+        ("memory", 1_048_524, "1023.9 KiB"),
+        ("memory", 1_048_525, "1 MiB"),
+        ("memory", 3 * 2**50, "3 PiB"),
+        ("memory", 7 * 2**60, "7 EiB"),
+        ("memory", -9 * GiB // 2, "-4.5 GiB"),
+        ("ephemeral-storage", 5 * 2**20, "5 MiB"),
+        ("hugepages-memory", 2048, "2 KiB"),
         ("vcore", 2500, "2.5 vcore"),
         ("vcore", 500, "0.5 vcore"),
         ("vcore", 1000, "1 vcore"),
@@ -40,12 +51,12 @@ def test_format_quantity(kind, value, text):
 
 
 def test_format_resource_names_types_in_order():
-    assert format_resource({"vcore": 2500, "memory": 9_500_000_000, "nvidia.com/gpu": 2}) == (
-        "memory 9.5 GB, nvidia.com/gpu 2, 2.5 vcore"
+    assert format_resource({"vcore": 2500, "memory": 19 * GiB // 2, "nvidia.com/gpu": 2}) == (
+        "memory 9.5 GiB, nvidia.com/gpu 2, 2.5 vcore"
     )
 
 
 def test_format_resource_single_and_empty():
-    assert format_resource({"memory": 1000}) == "memory 1 kB"
+    assert format_resource({"memory": 1024}) == "memory 1 KiB"
     assert format_resource({"vcore": 500}) == "0.5 vcore"
     assert format_resource({}) == "nothing"

@@ -50,7 +50,7 @@ def test_r1_message_and_location():
         "message": m.GUARANTEED_ABOVE_MAX.format(
             guaranteed="map[memory:1073741824]", max="map[memory:1000000000]", queue="a"
         ),
-        "detail": "guaranteed (memory 1.1 GB) is above this queue's max (memory 1 GB)",
+        "detail": "guaranteed (memory 1 GiB) is above this queue's max (memory 953.7 MiB)",
     }
 
 

@@ -65,6 +65,9 @@ QUANTITIES = [
     ("memory", value) for value in (
         0, 1, 999, 1000, 1049, 1050, 1250, 1350, 999_949, 999_950, 1_250_000_000, 1_350_000_000,
         2_250_000_000, 9_500_000_000, GiB, 10 * GiB, 2**40, 2 * 2**40, -3 * GiB, 10**18,
+        # Binary steps and their rounding edges: 1023 B, 1 KiB, 1023.9 KiB, 1 MiB, 512 GiB,
+        # 1.5 TiB, and ties that round to the even tenth (1.25 KiB -> 1.2, 1.75 KiB -> 1.8).
+        1023, 1024, 1_048_524, 1_048_525, 512 * GiB, 1536 * GiB, 1280, 1792, 2**63 - 1,
     )
 ] + [("vcore", v) for v in (0, 1, 500, 1000, 2500, 100_000, 1_000_001, -1500)] + [
     ("nvidia.com/gpu", 3), ("ephemeral-storage", 1_500_000), ("pods", 0),

@@ -37,7 +37,7 @@ def test_usage_of_all_users_against_the_queue_maximum(viewer_client, db):
     assert '<dd data-field="running">3</dd>' in html
     eng = row(html, "root.eng")
     # alice's 9 GiB and the odd user's 1 GiB, of root.eng's 100 GiB.
-    assert "10.7 GB of 107.4 GB · 10 %" in eng
+    assert "10 GiB of 100 GiB · 10 %" in eng
     assert 'class="ubar lvl-ok"' in eng
     assert "2 of 10 · 20 %" in eng  # running applications against maxapplications
     assert f"memory: {10 * GiB} bytes used of {100 * GiB} bytes" in eng  # raw values on hover
@@ -49,7 +49,7 @@ def test_a_queue_without_a_maximum_of_its_own_is_held_by_its_parent(viewer_clien
     # 9 GiB used here; root.eng leaves 90 GiB more, so the most ml could hold now is 99 GiB.
     assert f'data-sig="memory={9 * GiB}/{99 * GiB}@root.eng;' in ml
     assert "tightest limit at root.eng" in ml
-    assert "9.7 GB of 106.3 GB · 9 %" in ml
+    assert "9 GiB of 99 GiB · 9 %" in ml
     # Its own application cap (5) leaves less room than root.eng's (10, two running).
     assert "applications=1/5@root.eng.ml" in ml
 

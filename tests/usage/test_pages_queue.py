@@ -25,13 +25,13 @@ def _page(client, path: str) -> str:
 
 def test_who_uses_a_queue_and_how_much(viewer_client, busy):
     html = _page(viewer_client, "root.eng")
-    assert "10.7 GB of 107.4 GB · 10 %" in row(html, "root.eng")
+    assert "10 GiB of 100 GiB · 10 %" in row(html, "root.eng")
     assert keys(html, "users") == ["alice", ODD_USER]
-    assert "9.7 GB of 10.7 GB · 90 %" in row(html, "alice")
+    assert "9 GiB of 10 GiB · 90 %" in row(html, "alice")
     # The odd user has no limit at root.eng: root's 20 GiB for everyone holds there.
     assert f"memory={GiB}/{20 * GiB}@root" in row(html, ODD_USER)
     assert keys(html, "groups") == ["*", "ml"]
-    assert "1.1 GB of 8.6 GB · 12 %" in row(html, "*")
+    assert "1 GiB of 8 GiB · 12 %" in row(html, "*")
 
 
 def test_the_queue_sits_in_its_tree(viewer_client, busy):

@@ -22,7 +22,7 @@ def test_colours_at_60_75_and_90_percent_and_a_colour_of_its_own_above(used, lev
 
 def test_the_text_says_how_much_of_what_in_human_units_and_the_title_the_raw_numbers():
     bar = Bar("memory", 9_500_000_000, 10_000_000_000, "root.eng")
-    assert bar.text == "9.5 GB of 10 GB · 95 %"
+    assert bar.text == "8.8 GiB of 9.3 GiB · 95 %"
     assert bar.title == (
         "memory: 9500000000 bytes used of 10000000000 bytes, 500000000 bytes left; "
         "tightest limit at root.eng"
@@ -62,7 +62,7 @@ def test_a_level_above_its_cap_leaves_no_room_below():
     )
     bar = tree_row(levels, "root.a").bars[0]
     assert bar == Bar("memory", 0, -2 * GiB, "root")
-    assert (bar.over, bar.text) == (True, "0 B of 0 B · over by 2.1 GB")
+    assert (bar.over, bar.text) == (True, "0 B of 0 B · over by 2 GiB")
 
 
 def test_the_most_constrained_limit_is_the_highest_share_where_it_is_set():

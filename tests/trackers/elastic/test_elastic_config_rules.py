@@ -73,7 +73,7 @@ def test_e_s4_min_key_not_in_max():
         "path": "root.a",
         "field": f"{Q0}.resources.guaranteed.memory",
         "message": m.MIN_KEY_NOT_IN_MAX.format(kind="memory", queue="root.a"),
-        "detail": m.DETAIL_MIN_KEY_NOT_IN_MAX.format(kind="memory", value="memory 1.1 GB"),
+        "detail": m.DETAIL_MIN_KEY_NOT_IN_MAX.format(kind="memory", value="memory 1 GiB"),
     }
 
 
