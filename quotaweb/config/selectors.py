@@ -236,7 +236,7 @@ GROUPS_NOTE = "All applications counted against a listed group share these caps.
 
 
 def _human(raw: dict[str, Any] | None) -> str:
-    """Quantity text as written (``{"memory": "1Ti"}``) for people (``memory 1.1 TB``)."""
+    """Quantity text as written (``{"memory": "1Ti"}``) for people (``memory 1 TiB``)."""
     if not raw:
         return ""
     try:

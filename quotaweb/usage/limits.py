@@ -104,7 +104,7 @@ class Bar:
 
 
 def quantity_text(kind: str, value: int) -> str:
-    """An amount of ``kind`` for people (``4.3 GB``); applications as a plain count."""
+    """An amount of ``kind`` for people (``4.3 GiB``); applications as a plain count."""
     return str(value) if kind == APPLICATIONS else format_quantity(kind, value)
 
 

@@ -11,7 +11,7 @@ register = template.Library()
 
 @register.filter
 def resources(value) -> str:
-    """``{"memory": 9_500_000_000, "vcore": 2500}`` -> ``"memory 9.5 GB, 2.5 vcore"``."""
+    """``{"memory": 19 * 2**29, "vcore": 2500}`` -> ``"memory 9.5 GiB, 2.5 vcore"``."""
     if not value:
         return ""
     return format_resource(value)
