@@ -89,13 +89,18 @@ class CappedJsonParser(BaseParser):
 
     def parse(self, stream: IO[bytes], media_type: str | None = None,
               parser_context: dict[str, Any] | None = None) -> Any:
-        text = decode_text(read_capped(stream, limit=json_max_bytes()))
-        try:
-            return json.loads(text, parse_constant=_refuse_constant)
-        except ValueError as exc:
-            raise ParseError(ERR_JSON.format(reason=exc)) from None
-        except RecursionError:
-            raise ParseError(ERR_JSON_DEPTH) from None
+        return json_body(read_capped(stream, limit=json_max_bytes()))
+
+
+def json_body(data: bytes) -> Any:
+    """A JSON body already read within its cap; ``ParseError`` when it is not JSON."""
+    text = decode_text(data)
+    try:
+        return json.loads(text, parse_constant=_refuse_constant)
+    except ValueError as exc:
+        raise ParseError(ERR_JSON.format(reason=exc)) from None
+    except RecursionError:
+        raise ParseError(ERR_JSON_DEPTH) from None
 
 
 def _refuse_constant(name: str) -> Any:
