@@ -9,6 +9,7 @@ import json
 import pytest
 from django.urls import reverse
 
+from quotaweb.config import roundtrip
 from quotaweb.config.selectors import active_version
 from quotaweb.config.services import config_apply, limit_update, queue_create
 from tests.configs import SAMPLE_CONFIG
@@ -91,16 +92,27 @@ def test_a_new_queue_is_written_like_its_siblings(sample_active):
     assert "+              - name: speech" in changed
 
 
-def test_a_document_with_an_implicit_root_is_still_edited(db):
-    implicit = (
-        "partitions:\n  - name: default\n    queues:\n"
-        "      - name: eng  # the engineers\n        maxapplications: 4\n"
-    )
-    version = config_apply(yaml_text=implicit, author=None, base_version=None)
+IMPLICIT_ROOT = (
+    "partitions:\n  - name: default\n    queues:\n"
+    "      - name: eng  # the engineers\n        maxapplications: 4\n"
+)
+
+
+@pytest.mark.parametrize(("text", "limit"), [
+    pytest.param(IMPLICIT_ROOT, roundtrip.MAX_ROUNDTRIP_BYTES, id="implicit root"),
+    pytest.param(SAMPLE, 1024, id="above the round-trip size"),
+])
+def test_a_document_edits_cannot_address_as_written_is_edited_from_its_model(
+    db, monkeypatch, text, limit
+):
+    monkeypatch.setattr(roundtrip, "MAX_ROUNDTRIP_BYTES", limit)
+    version = config_apply(yaml_text=text, author=None, base_version=None)
 
     queue_create(
         partition="default", parent_path="root", values={"name": "ops"}, author=None,
         base_version=version.number,
     )
 
-    assert "name: ops" in active_version().yaml
+    written = active_version().yaml
+    assert "name: ops" in written
+    assert "#" not in written
