@@ -109,10 +109,10 @@ def test_a_document_edits_cannot_address_as_written_is_edited_from_its_model(
     version = config_apply(yaml_text=text, author=None, base_version=None)
 
     queue_create(
-        partition="default", parent_path="root", values={"name": "ops"}, author=None,
+        partition="default", parent_path="root", values={"name": "newcomers"}, author=None,
         base_version=version.number,
     )
 
     written = active_version().yaml
-    assert "name: ops" in written
+    assert "name: newcomers" in written
     assert "#" not in written
