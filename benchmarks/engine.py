@@ -72,18 +72,25 @@ def median_rate(samples: list[float], count: int) -> str:
     return f"{count / med:,.0f}/s (median of {len(samples)}, spread {spread})"
 
 
+def timed_increases(engine: Engine, ops) -> tuple[float, list[bool]]:
+    """Seconds ``engine`` takes to run every increase of ``ops``, and each verdict."""
+    increase = engine.increase
+    gc.collect()
+    start = time.perf_counter()
+    # Keep only the verdicts: a server drops each decision once it has answered.
+    verdicts = [increase(*op).allowed for op in ops]
+    return time.perf_counter() - start, verdicts
+
+
 def bench_increase_decrease(partition, users, home, member, runs: int, count: int) -> None:
     for label, burst in (("random user per operation", 1), ("bursts of 8 per application", 8)):
         inc_times, dec_times, denied = [], [], []
         for run in range(runs):
             engine = Engine(partition)
             ops = make_ops(users, home, member, count, seed=run, burst=burst)
-            increase, decrease = engine.increase, engine.decrease
-            gc.collect()
-            start = time.perf_counter()
-            # Keep only the verdicts: a server drops each decision once it has answered.
-            verdicts = [increase(*op).allowed for op in ops]
-            inc_times.append(time.perf_counter() - start)
+            seconds, verdicts = timed_increases(engine, ops)
+            inc_times.append(seconds)
+            decrease = engine.decrease
             accepted = [op for op, allowed in zip(ops, verdicts, strict=True) if allowed]
             denied.append(1 - len(accepted) / len(ops))
             releases = [(q, app, user, res, False) for q, app, user, _, res in reversed(accepted)]
