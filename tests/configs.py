@@ -221,6 +221,27 @@ partitions:
             resources: {max: {gpu: 100}}
 """
 
+# Limits whose readings need a word of explanation: nlp may use no GPU at all, and both children
+# live under research's memory and application caps, which one child's use shrinks for the other.
+ODD_READINGS_YAML = """\
+partitions:
+  - name: default
+    queues:
+      - name: root
+        queues:
+          - name: research
+            maxapplications: 80
+            resources:
+              max: {memory: 256Gi, nvidia.com/gpu: "8"}
+            queues:
+              - name: nlp
+                maxapplications: 80
+                resources:
+                  max: {nvidia.com/gpu: "0"}
+              - name: vision
+                maxapplications: 80
+"""
+
 
 def store_and_load(yaml_text: str):
     """``yaml_text`` as the active version and engines loaded from it (a server's start-up)."""

@@ -160,6 +160,8 @@ def go_format(res: Mapping[str, int]) -> str:
 # limit looks as it was written (``512 GiB``), not as its decimal size (``549.8 GB``).
 BYTE_STEP = 1024
 _BYTE_UNITS = ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB")
+# How pages read a limit or max of 0: the type may not be used at all.
+NOT_ALLOWED = "not allowed"
 
 
 def is_bytes_type(resource_type: str) -> bool:

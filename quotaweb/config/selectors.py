@@ -36,7 +36,7 @@ from trackers.config.model import Config, Limit
 from trackers.config.model import Partition as PartitionModel
 from trackers.config.writer import write_yaml
 from trackers.errors import QuantityError
-from trackers.resources import format_resource, parse_quantity, parse_resource_map
+from trackers.resources import NOT_ALLOWED, format_resource, parse_quantity, parse_resource_map
 
 # The key path of a queue inside the document: ``partitions[0].queues[0].queues[2]``.
 _QUEUE_KEY_PATH = re.compile(r"^partitions\[\d+\](?:\.queues\[\d+\])*\.?")
@@ -385,7 +385,8 @@ def _effective_max(ancestors: list[dict[str, Any]], *, own: str) -> list[dict[st
     return [
         {
             "kind": kind,
-            "value": format_resource({kind: value}),
+            # A max of 0 forbids the type: say so rather than leave "0" to be read as a glitch.
+            "value": format_resource({kind: value}) + (f" ({NOT_ALLOWED})" if value == 0 else ""),
             "source": source,
             "inherited": source != own,
         }

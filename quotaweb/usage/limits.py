@@ -22,9 +22,13 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from trackers.resources import VCORE, format_quantity, is_bytes_type
+from trackers.resources import NOT_ALLOWED, VCORE, format_quantity, is_bytes_type
 
 APPLICATIONS = "applications"
+
+# How a bar explains an odd limit: a level above sets it (NOT_ALLOWED says a limit of 0).
+CAPPED_BY = "capped by {source}"
+CAPPED_LESS = ": {written} less {elsewhere} in use elsewhere"
 
 
 # -- bars ------------------------------------------------------------------------------------------
@@ -33,12 +37,20 @@ APPLICATIONS = "applications"
 @dataclass(frozen=True, slots=True)
 class Bar:
     """Usage of one resource type (or of applications) against a limit; ``limit`` None is
-    unlimited, and may be negative when a level above is already over its cap."""
+    unlimited, and may be negative when a level above is already over its cap.
+
+    ``written`` is the limit as the configuration sets it at ``source``, when known, and
+    ``above`` says that ``source`` is a level above the row's own: the text then says why the
+    limit is what it is (a limit of 0 is "not allowed"; a parent's cap, less what others use,
+    explains an effective limit of 74 apps under an 80-app limit).
+    """
 
     kind: str
     used: int
     limit: int | None
     source: str = ""
+    written: int | None = None
+    above: bool = False
 
     @property
     def over(self) -> bool:
@@ -82,9 +94,21 @@ class Bar:
         if self.limit is None:
             return f"{used} · no limit"
         limit = quantity_text(self.kind, max(self.limit, 0))
-        if self.over:
-            return f"{used} of {limit} · over by {quantity_text(self.kind, self.used - self.limit)}"
-        return f"{used} of {limit} · {math.floor(self.ratio * 100)} %"
+        if self.written == 0:
+            text = NOT_ALLOWED if not self.used else f"{NOT_ALLOWED} · {used} in use"
+        elif self.over:
+            text = f"{used} of {limit} · over by {quantity_text(self.kind, self.used - self.limit)}"
+        else:
+            text = f"{used} of {limit} · {math.floor(self.ratio * 100)} %"
+        if not self.above:
+            return text
+        text = f"{text} · {CAPPED_BY.format(source=self.source)}"
+        if not self.written or self.written == self.limit:
+            return text
+        return text + CAPPED_LESS.format(
+            written=quantity_text(self.kind, self.written),
+            elsewhere=quantity_text(self.kind, self.written - self.limit),
+        )
 
     @property
     def title(self) -> str:
@@ -92,15 +116,22 @@ class Bar:
         unit = _unit(self.kind)
         if self.limit is None:
             return f"{self.kind}: {self.used}{unit} used, no limit"
-        return (
+        title = (
             f"{self.kind}: {self.used}{unit} used of {self.limit}{unit}, "
             f"{self.limit - self.used}{unit} left; tightest limit at {self.source}"
         )
+        if self.written is None or self.written == self.limit:
+            return title
+        return f"{title}, which sets {self.written}{unit}"
 
     @property
     def sig(self) -> str:
         limit = "-" if self.limit is None else self.limit
-        return f"{self.kind}={self.used}/{limit}@{self.source}"
+        sig = f"{self.kind}={self.used}/{limit}@{self.source}"
+        # The limit as written changes the text even when the effective limit stays the same.
+        if self.written is None or self.written == self.limit:
+            return sig
+        return f"{sig}^{self.written}"
 
 
 def quantity_text(kind: str, value: int) -> str:
@@ -191,21 +222,24 @@ def _effective(chain: list[Level], kind: str) -> Bar:
     node = chain[-1]
     is_apps = kind == APPLICATIONS
     used = node.running if is_apps else node.usage.get(kind, 0)
-    best: tuple[int, str] | None = None
+    best: tuple[int, str, int] | None = None
     for level in reversed(chain):
         if is_apps:
             if not level.max_apps:
                 continue
-            room = level.max_apps - level.running
+            written = level.max_apps
+            room = written - level.running
         else:
             if not level.cap or kind not in level.cap:
                 continue
-            room = level.cap[kind] - level.usage.get(kind, 0)
+            written = level.cap[kind]
+            room = written - level.usage.get(kind, 0)
         if best is None or used + room < best[0]:
-            best = (used + room, level.path)
+            best = (used + room, level.path, written)
     if best is None:
         return Bar(kind, used, None)
-    return Bar(kind, used, best[0], best[1])
+    limit, source, written = best
+    return Bar(kind, used, limit, source, written, source != node.path)
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,10 +279,12 @@ def most_constrained(levels: Iterable[Level]) -> Bar | None:
     """The cap with the highest share used, where it is set (first in tree order on a tie)."""
     worst: Bar | None = None
     for level in levels:
-        bars = [Bar(kind, level.usage.get(kind, 0), cap, level.path)
+        bars = [Bar(kind, level.usage.get(kind, 0), cap, level.path, cap)
                 for kind, cap in sorted((level.cap or {}).items())]
         if level.max_apps:
-            bars.append(Bar(APPLICATIONS, level.running, level.max_apps, level.path))
+            bars.append(
+                Bar(APPLICATIONS, level.running, level.max_apps, level.path, level.max_apps)
+            )
         for bar in bars:
             if worst is None or bar.ratio > worst.ratio:
                 worst = bar

@@ -102,7 +102,9 @@ function byText(a, b) {
 
 // -- bars (limits.Bar) ------------------------------------------------------------------------
 
-function makeBar(kind, used, limit, source = "") {
+// written: the limit as configured at source (null when unknown); above: source is a level
+// above the row's own. They let the text explain a limit of 0 or a parent's cap (limits.Bar).
+function makeBar(kind, used, limit, source = "", written = null, above = false) {
   const over = limit !== null && used > limit;
   let ratio = 0;
   if (limit !== null) {
@@ -110,7 +112,7 @@ function makeBar(kind, used, limit, source = "") {
     if (shown > 0) ratio = used / shown;
     else if (used > 0 || over) ratio = Infinity;
   }
-  return { kind, used, limit, source, over, ratio };
+  return { kind, used, limit, source, written, above, over, ratio };
 }
 
 function barLevel(bar) {
@@ -128,19 +130,36 @@ function barText(bar) {
   const used = quantity(bar.kind, bar.used);
   if (bar.limit === null) return `${used} · no limit`;
   const limit = quantity(bar.kind, Math.max(bar.limit, 0));
-  if (bar.over) return `${used} of ${limit} · over by ${quantity(bar.kind, bar.used - bar.limit)}`;
-  return `${used} of ${limit} · ${Math.floor(bar.ratio * 100)} %`;
+  let text;
+  if (bar.written === 0) {
+    text = bar.used ? `not allowed · ${used} in use` : "not allowed";
+  } else if (bar.over) {
+    text = `${used} of ${limit} · over by ${quantity(bar.kind, bar.used - bar.limit)}`;
+  } else {
+    text = `${used} of ${limit} · ${Math.floor(bar.ratio * 100)} %`;
+  }
+  if (!bar.above) return text;
+  text = `${text} · capped by ${bar.source}`;
+  if (!bar.written || bar.written === bar.limit) return text;
+  return `${text}: ${quantity(bar.kind, bar.written)} less `
+    + `${quantity(bar.kind, bar.written - bar.limit)} in use elsewhere`;
+}
+
+function writtenDiffers(bar) {
+  return bar.written !== null && bar.written !== bar.limit;
 }
 
 function barTitle(bar) {
   const u = unit(bar.kind);
   if (bar.limit === null) return `${bar.kind}: ${bar.used}${u} used, no limit`;
-  return `${bar.kind}: ${bar.used}${u} used of ${bar.limit}${u}, ${bar.limit - bar.used}${u} left; `
-    + `tightest limit at ${bar.source}`;
+  const title = `${bar.kind}: ${bar.used}${u} used of ${bar.limit}${u}, `
+    + `${bar.limit - bar.used}${u} left; tightest limit at ${bar.source}`;
+  return writtenDiffers(bar) ? `${title}, which sets ${bar.written}${u}` : title;
 }
 
 function barSig(bar) {
-  return `${bar.kind}=${bar.used}/${bar.limit === null ? "-" : bar.limit}@${bar.source}`;
+  const sig = `${bar.kind}=${bar.used}/${bar.limit === null ? "-" : bar.limit}@${bar.source}`;
+  return writtenDiffers(bar) ? `${sig}^${bar.written}` : sig;
 }
 
 function barLabel(bar) {
@@ -212,19 +231,23 @@ function effective(chain, kind) {
   let best = null;
   for (let i = chain.length - 1; i >= 0; i -= 1) {
     const level = chain[i];
+    let written;
     let room;
     if (isApps) {
       if (!level.maxApps) continue;
-      room = level.maxApps - level.running;
+      written = level.maxApps;
+      room = written - level.running;
     } else {
       if (!level.cap || !Object.hasOwn(level.cap, kind)) continue;
-      room = level.cap[kind] - amount(level.usage, kind);
+      written = level.cap[kind];
+      room = written - amount(level.usage, kind);
     }
     if (best === null || used + room < best.limit) {
-      best = { limit: used + room, source: level.path };
+      best = { limit: used + room, source: level.path, written };
     }
   }
-  return best ? makeBar(kind, used, best.limit, best.source) : makeBar(kind, used, null);
+  if (best === null) return makeBar(kind, used, null);
+  return makeBar(kind, used, best.limit, best.source, best.written, best.source !== node.path);
 }
 
 function treeRow(levels, path) {
@@ -244,8 +267,10 @@ function mostConstrained(levels) {
   for (const level of levels) {
     const cap = level.cap ?? {};
     const bars = Object.keys(cap).sort()
-      .map((kind) => makeBar(kind, amount(level.usage, kind), cap[kind], level.path));
-    if (level.maxApps) bars.push(makeBar(APPLICATIONS, level.running, level.maxApps, level.path));
+      .map((kind) => makeBar(kind, amount(level.usage, kind), cap[kind], level.path, cap[kind]));
+    if (level.maxApps) {
+      bars.push(makeBar(APPLICATIONS, level.running, level.maxApps, level.path, level.maxApps));
+    }
     for (const bar of bars) if (worst === null || bar.ratio > worst.ratio) worst = bar;
   }
   return worst;

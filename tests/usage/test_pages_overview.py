@@ -46,10 +46,11 @@ def test_usage_of_all_users_against_the_queue_maximum(viewer_client, db):
 def test_a_queue_without_a_maximum_of_its_own_is_held_by_its_parent(viewer_client, db):
     engines_busy()
     ml = row(viewer_client.get(OVERVIEW).content.decode(), "root.eng.ml")
-    # 9 GiB used here; root.eng leaves 90 GiB more, so the most ml could hold now is 99 GiB.
-    assert f'data-sig="memory={9 * GiB}/{99 * GiB}@root.eng;' in ml
+    # 9 GiB used here; root.eng leaves 90 GiB more, so the most ml could hold now is 99 GiB,
+    # and the bar says why: root.eng's 100 GiB less the 1 GiB its other queues use.
+    assert f'data-sig="memory={9 * GiB}/{99 * GiB}@root.eng^{100 * GiB};' in ml
     assert "tightest limit at root.eng" in ml
-    assert "9 GiB of 99 GiB · 9 %" in ml
+    assert "9 GiB of 99 GiB · 9 % · capped by root.eng: 100 GiB less 1 GiB in use elsewhere" in ml
     # Its own application cap (5) leaves less room than root.eng's (10, two running).
     assert "applications=1/5@root.eng.ml" in ml
 

@@ -50,8 +50,8 @@ def test_the_effective_limit_is_the_least_room_on_the_path():
     )
     a = tree_row(levels, "root.a")
     # root.a may hold 50 GiB, but root has only 10 GiB left: 20 GiB is the most it can reach.
-    assert a.bars == (Bar("memory", 10 * GiB, 20 * GiB, "root"),)
-    assert a.apps == Bar(APPLICATIONS, 1, 2, "root.a")
+    assert a.bars == (Bar("memory", 10 * GiB, 20 * GiB, "root", 40 * GiB, above=True),)
+    assert a.apps == Bar(APPLICATIONS, 1, 2, "root.a", 2)
     assert a.depth == 1
 
 
@@ -61,8 +61,10 @@ def test_a_level_above_its_cap_leaves_no_room_below():
         Level("root.a", {}, 0, None, 0),
     )
     bar = tree_row(levels, "root.a").bars[0]
-    assert bar == Bar("memory", 0, -2 * GiB, "root")
-    assert (bar.over, bar.text) == (True, "0 B of 0 B · over by 2 GiB")
+    assert bar == Bar("memory", 0, -2 * GiB, "root", 10 * GiB, above=True)
+    assert (bar.over, bar.text) == (
+        True, "0 B of 0 B · over by 2 GiB · capped by root: 10 GiB less 12 GiB in use elsewhere"
+    )
 
 
 def test_the_most_constrained_limit_is_the_highest_share_where_it_is_set():
@@ -70,7 +72,7 @@ def test_the_most_constrained_limit_is_the_highest_share_where_it_is_set():
         Level("root", {"memory": 5 * GiB}, 1, {"memory": 20 * GiB}, 10),
         Level("root.a", {"memory": 5 * GiB}, 1, {"memory": 10 * GiB, "vcore": 4000}, 2),
     ]
-    assert most_constrained(levels) == Bar("memory", 5 * GiB, 10 * GiB, "root.a")
+    assert most_constrained(levels) == Bar("memory", 5 * GiB, 10 * GiB, "root.a", 10 * GiB)
     levels[1] = Level("root.a", {"memory": 5 * GiB}, 1, {"memory": 10 * GiB}, 1)
-    assert most_constrained(levels) == Bar(APPLICATIONS, 1, 1, "root.a")
+    assert most_constrained(levels) == Bar(APPLICATIONS, 1, 1, "root.a", 1)
     assert most_constrained([Level("root", {"memory": 1}, 0, None, 0)]) is None
