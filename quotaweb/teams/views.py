@@ -10,6 +10,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from quotaweb.accounts.decorators import admin_required
 from quotaweb.accounts.models import TeamLink
+from quotaweb.accounts.roles import is_viewer
 from quotaweb.accounts.selectors import team_link_active
 from quotaweb.engine.gateway import EngineNotLoaded, engines_get
 from quotaweb.teams import selectors, services
@@ -35,26 +36,35 @@ def _partitions() -> list[str]:
 @admin_required
 @require_http_methods(["GET", "HEAD", "POST"])
 def links(request: HttpRequest) -> HttpResponse:
-    form = TeamLinkForm(request.POST or None, partitions=_partitions())
+    partitions = _partitions()
+    form = TeamLinkForm(request.POST or None, partitions=partitions)
     status = 200
+    ask: set[str] = set()
     if request.method == "POST":
         if form.is_valid():
+            data = form.cleaned_data
             try:
                 link = services.team_link_create(
-                    partition=form.cleaned_data["partition"], kind=form.cleaned_data["kind"],
-                    name=form.cleaned_data["name"], label=form.cleaned_data["label"],
-                    author=request.user,
+                    partition=data["partition"], kind=data["kind"], name=data["name"],
+                    label=data["label"], author=request.user,
+                    confirm_unknown=data["confirm_unknown"], another=data["another"],
                 )
+            except services.TeamNameUnknown as error:
+                form.add_error("name", str(error))
+                ask.add("confirm_unknown")
+            except services.TeamLinkExists as error:
+                form.add_error("name", str(error))
+                ask.add("another")
             except services.TeamLinkInvalid as error:
                 form.add_error("name", str(error))
             else:
                 messages.success(request, CREATED.format(kind=link.kind, name=link.name))
                 return redirect("teams:links")
         status = 400
-    return render(
-        request, "teams/links.html", {"form": form, "links": selectors.team_links_list()},
-        status=status,
-    )
+    names = {name: selectors.team_names_known(partition=name) for name in partitions}
+    return render(request, "teams/links.html", {
+        "form": form, "ask": ask, "names": names, "links": selectors.team_links_list(),
+    }, status=status)
 
 
 @admin_required
@@ -79,7 +89,11 @@ def dashboard(request: HttpRequest, token: str) -> HttpResponse:
     read = page_selectors.group_detail if link.kind == TeamLink.KIND_GROUP else (
         page_selectors.user_detail
     )
-    context = {"link": link, "kiosk": request.GET.get("kiosk") == "1"}
+    # The usage pages need an account: only someone who has one gets links to them.
+    context = {
+        "link": link, "kiosk": request.GET.get("kiosk") == "1",
+        "linked": is_viewer(request.user),
+    }
     try:
         context.update(read(partition=link.partition, name=link.name))
     except page_selectors.UsageNotFound:

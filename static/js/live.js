@@ -413,23 +413,25 @@ class Page {
   }
 
   url(kind, name) {
+    const template = this.root.dataset[`${kind}Url`];
+    // A team dashboard seen without an account gives none: the usage pages need a login.
+    if (!template) return null;
     // As Django's reverse() writes them: / : @ and the sub-delimiters stay as they are.
     const encoded = encodeURIComponent(name)
       .replace(/%(2F|3A|40|24|26|2B|2C|3B|3D)/g, (escape) => decodeURIComponent(escape));
-    const template = this.root.dataset[`${kind}Url`];
     return template.replace(kind === "queue" ? "__path__" : "__name__", encoded);
   }
 
   link(kind, name, text = name) {
-    return h("a", { href: this.url(kind, name) }, text);
+    const href = this.url(kind, name);
+    return href ? h("a", { href }, text) : text;
   }
 
   treeRowElement(row, { linked = true } = {}) {
+    const href = linked ? this.url("queue", row.path) : null;
     return h("tr", { "data-key": row.path, "data-sig": row.sig, style: `--depth: ${row.depth}` },
       h("th", { scope: "row", class: "qname" },
-        linked
-          ? h("a", { href: this.url("queue", row.path), title: row.path }, row.name)
-          : row.name),
+        href ? h("a", { href, title: row.path }, row.name) : row.name),
       barsCell(row.bars),
       h("td", { class: "apps" }, barElement(row.apps)));
   }
@@ -449,6 +451,14 @@ class Page {
 
   rows(name) {
     return this.root.querySelector(`tbody[data-rows="${name}"]`);
+  }
+
+  // A team dashboard reads its group's scope only, which does not say who runs what: it keeps
+  // the user the server drew for an application (its row's signature ends with it).
+  drawnUser(app) {
+    const row = this.rows("apps")?.querySelector(`tr[data-key="${CSS.escape(app)}"]`);
+    const user = row?.dataset.sig.split("|").at(-1);
+    return user && user !== "-" ? user : undefined;
   }
 
   // Draw everything the known scopes allow; a view with several scopes draws each part once
@@ -571,7 +581,7 @@ class Page {
     const needsUsers = this.scopes.includes("users");
     if (obj !== undefined && (users || !needsUsers)) {
       this.entity(obj, (app) => {
-        const user = owners.get(app);
+        const user = owners.get(app) ?? this.drawnUser(app);
         return user
           ? [this.link("user", user), `-|${user}`]
           : [h("span", { class: "hint" }, "unknown"), "-|-"];

@@ -58,7 +58,8 @@ def test_a_revoked_or_unknown_link_says_so(client, ml_link):
 
 
 def test_a_team_without_usage_gets_an_empty_state(client, admin, capped_engines):
-    link = team_link_create(partition="default", kind="user", name="nobody", author=admin)
+    link = team_link_create(partition="default", kind="user", name="nobody", author=admin,
+                            confirm_unknown=True)
     response = client.get(_url(link))
     assert response.status_code == 200
     assert "data-empty" in response.content.decode()
