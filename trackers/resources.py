@@ -197,6 +197,20 @@ def format_quantity(resource_type: str, value: int) -> str:
     return str(value)
 
 
+def base_unit(resource_type: str) -> str:
+    """The unit a raw value is counted in, with its leading space: `` bytes``, `` millicores``,
+    or nothing for a plain count."""
+    if resource_type == VCORE:
+        return " millicores"
+    return " bytes" if is_bytes_type(resource_type) else ""
+
+
+def format_resource_raw(res: Mapping[str, int]) -> str:
+    """The exact values behind ``format_resource``, for hover: ``memory 68719476736 bytes,
+    vcore 2500 millicores``."""
+    return ", ".join(f"{kind} {res[kind]}{base_unit(kind)}" for kind in sorted(res))
+
+
 def format_resource(res: Mapping[str, int]) -> str:
     """A resource for people, types sorted: ``memory 9.5 GiB, 2.5 vcore, nvidia.com/gpu 2``."""
     if not res:

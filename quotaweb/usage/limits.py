@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from trackers.resources import NOT_ALLOWED, VCORE, format_quantity, is_bytes_type
+from trackers.resources import NOT_ALLOWED, base_unit, format_quantity
 
 APPLICATIONS = "applications"
 
@@ -113,7 +113,7 @@ class Bar:
     @property
     def title(self) -> str:
         """The raw numbers, for hover."""
-        unit = _unit(self.kind)
+        unit = base_unit(self.kind)
         if self.limit is None:
             return f"{self.kind}: {self.used}{unit} used, no limit"
         title = (
@@ -141,13 +141,7 @@ def quantity_text(kind: str, value: int) -> str:
 
 def raw_text(kind: str, value: int) -> str:
     """An amount of ``kind`` as the raw number with its unit (``4617089843 bytes``), for hover."""
-    return f"{value}{_unit(kind)}"
-
-
-def _unit(kind: str) -> str:
-    if kind == VCORE:
-        return " millicores"
-    return " bytes" if is_bytes_type(kind) else ""
+    return f"{value}{base_unit(kind)}"
 
 
 # -- trees -----------------------------------------------------------------------------------------

@@ -3,7 +3,7 @@ cores, counts as numbers."""
 
 import pytest
 
-from trackers.resources import format_quantity, format_resource
+from trackers.resources import format_quantity, format_resource, format_resource_raw
 
 GiB = 2**30
 
@@ -60,3 +60,9 @@ def test_format_resource_single_and_empty():
     assert format_resource({"memory": 1024}) == "memory 1 KiB"
     assert format_resource({"vcore": 500}) == "0.5 vcore"
     assert format_resource({}) == "nothing"
+
+
+def test_the_raw_values_behind_a_resource_for_hover():
+    assert format_resource_raw({"vcore": 2500, "memory": 64 * GiB, "nvidia.com/gpu": 2}) == (
+        f"memory {64 * GiB} bytes, nvidia.com/gpu 2, vcore 2500 millicores"
+    )

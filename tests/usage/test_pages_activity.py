@@ -27,7 +27,7 @@ def test_events_newest_first(viewer_client, busy):
     assert 'class="ev ev-released"' in row(html, "5")
     allocated = row(html, "1")
     assert '<span class="ev-kind">allocated</span>' in allocated
-    assert "memory 9.7 GB" in allocated
+    assert "memory 9 GiB" in allocated
     assert "<code>app-1</code>" in allocated
     assert f'<a href="{reverse("usage:group", args=["default", "ml"])}">ml</a>' in allocated
     assert '<time datetime="' in allocated
@@ -37,8 +37,8 @@ def test_a_denial_says_who_where_which_limit_and_the_numbers(viewer_client, busy
     denied = row(viewer_client.get(ACTIVITY).content.decode(), "2")
     assert '<span class="ev-kind">denied</span> <span class="hint">userQuota</span>' in denied
     assert (
-        '<p class="ev-message">user alice in queue root.eng uses memory 9.7 GB of memory 10.7 GB; '
-        "the request for memory 2.1 GB in root.eng.ml does not fit</p>"
+        '<p class="ev-message">user alice in queue root.eng uses memory 9 GiB of memory 10 GiB; '
+        "the request for memory 2 GiB in root.eng.ml does not fit</p>"
     ) in denied
 
 

@@ -23,9 +23,9 @@ def test_every_group_with_its_most_constrained_limit(viewer_client, busy):
     html = viewer_client.get(GROUPS).content.decode()
     assert keys(html, "groups") == ["*", "ml"]
     ml = row(html, "ml")
-    assert "9.7 GB of 17.2 GB · 56 %" in ml  # ml may use 16 GiB in root.eng
+    assert "9 GiB of 16 GiB · 56 %" in ml  # ml may use 16 GiB in root.eng
     assert 'class="ubar lvl-ok"' in ml
-    assert "1.1 GB of 8.6 GB · 12 %" in row(html, "*")  # the group wildcard's 8 GiB
+    assert "1 GiB of 8 GiB · 12 %" in row(html, "*")  # the group wildcard's 8 GiB
     assert f'href="{reverse("usage:group", args=["default", "*"])}"' in html
     assert 'data-scopes="groups"' in html
 
@@ -48,7 +48,7 @@ def test_search_filters_and_sorting(viewer_client, busy, params, expected):
 def test_a_groups_tree_members_and_applications(viewer_client, busy):
     html = viewer_client.get(ML).content.decode()
     assert keys(html, "tree") == ["root", "root.eng", "root.eng.ml"]
-    assert "9.7 GB of 17.2 GB · 56 %" in row(html, "root.eng")
+    assert "9 GiB of 16 GiB · 56 %" in row(html, "root.eng")
     assert keys(html, "members") == ["alice"]
     assert "<code>app-1</code>" in row(html, "alice")
     user = reverse("usage:user", args=["default", "alice"])

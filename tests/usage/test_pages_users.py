@@ -34,7 +34,7 @@ def test_every_user_with_their_most_constrained_limit(viewer_client, busy):
     html = _users(viewer_client)
     assert keys(html, "users") == ["alice", "bob", ODD_USER]
     alice = row(html, "alice")
-    assert "9.7 GB of 10.7 GB · 90 %" in alice
+    assert "9 GiB of 10 GiB · 90 %" in alice
     assert 'class="ubar lvl-90"' in alice
     assert f'memory at <a href="{reverse("usage:queue", args=["default", "root.eng"])}">' in alice
     assert '<td class="num">1</td>' in alice
@@ -115,9 +115,9 @@ def test_the_users_tree_against_effective_limits(viewer_client, busy):
     html = viewer_client.get(ALICE).content.decode()
     assert keys(html, "tree") == ["root", "root.eng", "root.eng.ml"]
     root = row(html, "root")
-    assert "9.7 GB of 21.5 GB · 45 %" in root  # the user wildcard at root: 20 GiB
+    assert "9 GiB of 20 GiB · 45 %" in root  # the user wildcard at root: 20 GiB
     eng = row(html, "root.eng")
-    assert "9.7 GB of 10.7 GB · 90 %" in eng
+    assert "9 GiB of 10 GiB · 90 %" in eng
     assert "0 vcore of 8 vcore · 0 %" in eng
     assert "1 of 2 · 50 %" in eng
     # root.eng.ml caps nothing for alice: root.eng's limit holds there.
@@ -158,16 +158,19 @@ def _fit(client, **params) -> str:
 def test_a_request_that_fits_exactly(viewer_client, busy):
     html = _fit(viewer_client, queue="root.eng.ml", resources="memory: 1Gi")
     assert 'data-fit="yes"' in html
-    assert "<strong>Fits.</strong> memory 1.1 GB in <code>root.eng.ml</code>" in html
+    assert (
+        f'<strong>Fits.</strong> <span title="memory {GiB} bytes">memory 1 GiB</span> in '
+        "<code>root.eng.ml</code>"
+    ) in html
     # alice's own 1 GiB at root.eng, her 8 vcore there (ml's 7 GiB and the queue's 90 GiB are more).
-    assert "Headroom there: memory 1.1 GB, 8 vcore." in html
+    assert "Headroom there: memory 1 GiB, 8 vcore." in html
 
 
 def test_a_request_that_does_not_fit_says_by_how_much(viewer_client, busy):
     html = _fit(viewer_client, queue="root.eng.ml", resources="memory: 2Gi, vcore: 500m")
     assert 'data-fit="no"' in html
     assert "<strong>Does not fit.</strong>" in html
-    assert "Short by <strong data-short>memory 1.1 GB</strong>." in html
+    assert f'Short by <strong data-short title="memory {GiB} bytes">memory 1 GiB</strong>.' in html
 
 
 def test_a_new_application_over_the_application_cap_does_not_fit(viewer_client, busy):

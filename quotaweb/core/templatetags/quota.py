@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import template
 
-from trackers.resources import format_resource
+from trackers.resources import format_resource, format_resource_raw
 
 register = template.Library()
 
@@ -15,6 +15,15 @@ def resources(value) -> str:
     if not value:
         return ""
     return format_resource(value)
+
+
+@register.filter
+def resources_raw(value) -> str:
+    """The exact base-unit values of ``resources``, for a title: people read binary units, and
+    hovering gives the bytes and millicores behind them."""
+    if not value:
+        return ""
+    return format_resource_raw(value)
 
 
 @register.filter
