@@ -98,6 +98,18 @@ def fits_within(request: Mapping[str, int], limit: Mapping[str, int]) -> bool:
     return True
 
 
+def above_limit(
+    request: Mapping[str, int], limit: Mapping[str, int]
+) -> tuple[dict[str, int], dict[str, int]]:
+    """The types where ``request`` goes above ``limit`` (what ``fits_within`` refuses): their
+    amounts in ``request`` and in ``limit``, so a refusal can name only the resources at fault."""
+    over = {
+        kind: amount for kind, amount in request.items()
+        if (cap := limit.get(kind)) is not None and amount > cap
+    }
+    return over, {kind: limit[kind] for kind in over}
+
+
 def fits_headroom(request: Mapping[str, int], headroom: Mapping[str, int] | None) -> bool:
     """The allocation fit test of spec 2.5: ``None`` headroom is unlimited; a negative headroom
     (usage above a lowered cap) counts as zero room, not as a reason to refuse zero requests."""

@@ -31,8 +31,7 @@ def test_an_entry_above_the_queue_max_names_the_field(quota_admin_client, capped
     verdict = quota_admin_client.post(ML, _new_limit(max_resources="vcore: 30")).json()
     assert verdict["ok"] is False
     assert verdict["fields"] == {"max_resources": [
-        "max resources of limit #2 (30 vcore) go above this queue's max (nvidia.com/gpu 4, "
-        "20 vcore) (rule L12)"
+        "max resources of limit #2 (30 vcore) go above this queue's max (20 vcore) (rule L12)"
     ]}
     assert not Draft.objects.exists()
 

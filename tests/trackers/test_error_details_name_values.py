@@ -35,7 +35,7 @@ def test_limit_resources_above_queue_names_both_in_human_units():
     ))
     assert details(text) == [
         ("L12", "max resources of limit 'team' (memory 18.6 GiB) go above this queue's max "
-                "(memory 9.3 GiB, 4 vcore)")
+                "(memory 9.3 GiB)")
     ]
 
 
@@ -45,8 +45,8 @@ def test_named_limit_above_the_same_name_higher_up():
         limits=[limit(users=["bob"], maxresources={"memory": "1G", "vcore": "2"})],
     ))
     assert details(text) == [
-        ("H1", "user bob gets max resources memory 1.9 GiB here, more than the memory 953.7 MiB, "
-               "2 vcore a limit of a queue above allows for bob")
+        ("H1", "user bob gets max resources memory 1.9 GiB here, more than the memory 953.7 MiB "
+               "a limit of a queue above allows for bob")
     ]
 
 

@@ -8,9 +8,10 @@ from functools import lru_cache
 
 from trackers.config import messages
 from trackers.config.model import Limit, Queue
+from trackers.config.resource_rules import at_fault
 from trackers.config.scope import Scope, parse_quantities
 from trackers.names import WILDCARD, is_group_name, is_queue_name, is_user_name
-from trackers.resources import fits_within, format_resource
+from trackers.resources import fits_within
 
 # The same few thousand names recur across a big config; the regexes need to run once per name.
 _user_ok = lru_cache(maxsize=65536)(is_user_name)
@@ -167,8 +168,7 @@ def _check_limits(scope: Scope, queue: Queue) -> None:
                 "L12", path, f"{at}.maxresources",
                 messages.LIMIT_RESOURCES_ABOVE_QUEUE.format(limit=label),
                 messages.DETAIL_LIMIT_RESOURCES_ABOVE_QUEUE.format(
-                    limit=named, limit_resources=format_resource(resources),
-                    queue_max=format_resource(queue_max),
+                    limit=named, **at_fault(resources, queue_max, "limit_resources", "queue_max")
                 ),
             )
 

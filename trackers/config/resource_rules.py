@@ -11,7 +11,13 @@ from __future__ import annotations
 from trackers.config import messages
 from trackers.config.model import Queue
 from trackers.config.scope import Scope
-from trackers.resources import component_min, fits_within, format_resource, go_format
+from trackers.resources import (
+    above_limit,
+    component_min,
+    fits_within,
+    format_resource,
+    go_format,
+)
 
 # Post-order with an explicit stack: (queue, parent's effective max, children done?).
 _Frame = tuple[Queue, "dict[str, int] | None", bool]
@@ -43,7 +49,7 @@ def check_resources(scope: Scope) -> None:
                         guaranteed=go_format(own_g), max=go_format(own_m), queue=queue.name
                     ),
                     messages.DETAIL_GUARANTEED_ABOVE_MAX.format(
-                        guaranteed=format_resource(own_g), max=format_resource(own_m)
+                        **at_fault(own_g, own_m, "guaranteed", "max")
                     ),
                 )
             if own_m is not None and parent_max is not None and not fits_within(own_m, parent_max):
@@ -53,7 +59,7 @@ def check_resources(scope: Scope) -> None:
                         parent=go_format(parent_max), max=go_format(own_m), queue=queue.name
                     ),
                     messages.DETAIL_MAX_ABOVE_PARENT.format(
-                        max=format_resource(own_m), parent=format_resource(parent_max)
+                        **at_fault(own_m, parent_max, "max", "parent")
                     ),
                 )
             effective_max = component_min(own_m if own_m is not None else {}, parent_max)
@@ -86,7 +92,7 @@ def check_resources(scope: Scope) -> None:
                     guaranteed=go_format(own_g), children=go_format(total), queue=queue.name
                 ),
                 messages.DETAIL_CHILDREN_ABOVE_GUARANTEED.format(
-                    children=format_resource(total), guaranteed=format_resource(own_g)
+                    **at_fault(total, own_g, "children", "guaranteed")
                 ),
             )
         if effective_max is not None and not fits_within(total, effective_max):
@@ -97,7 +103,7 @@ def check_resources(scope: Scope) -> None:
                     max=go_format(effective_max), children=go_format(total), queue=queue.name
                 ),
                 messages.DETAIL_CHILDREN_ABOVE_MAX.format(
-                    children=format_resource(total), max=format_resource(effective_max)
+                    **at_fault(total, effective_max, "children", "max")
                 ),
             )
         if own_g is None:
@@ -106,3 +112,12 @@ def check_resources(scope: Scope) -> None:
             effective_guaranteed[key] = own_g
         else:
             effective_guaranteed[key] = total
+
+
+def at_fault(
+    request: dict[str, int], limit: dict[str, int], request_key: str, limit_key: str
+) -> dict[str, str]:
+    """Both sides of a refusal in plain words, only the resources that go above: listing every
+    resource of both sides hid the one the admin has to change."""
+    over, cap = above_limit(request, limit)
+    return {request_key: format_resource(over), limit_key: format_resource(cap)}

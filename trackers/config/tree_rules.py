@@ -6,9 +6,10 @@ from __future__ import annotations
 from trackers.config import messages
 from trackers.config.model import Queue
 from trackers.config.report import Report
+from trackers.config.resource_rules import at_fault
 from trackers.config.scope import Scope
 from trackers.names import WILDCARD
-from trackers.resources import component_min, fits_within, format_resource, go_format
+from trackers.resources import component_min, fits_within, go_format
 
 
 def check_max_applications(scope: Scope) -> None:
@@ -108,8 +109,7 @@ def _check_resources(
                     inherited=go_format(inherited),
                 ),
                 messages.DETAIL_NAME_RESOURCES_ABOVE_ANCESTOR.format(
-                    kind=kind, name=name, new=format_resource(new),
-                    inherited=format_resource(inherited),
+                    kind=kind, name=name, **at_fault(new, inherited, "new", "inherited")
                 ),
             )
         down[name] = component_min(new, inherited) or {}
@@ -123,8 +123,7 @@ def _check_resources(
                 inherited=go_format(wildcard),
             ),
             messages.DETAIL_NAME_RESOURCES_ABOVE_WILDCARD.format(
-                kind=kind, name=name, new=format_resource(new),
-                inherited=format_resource(wildcard),
+                kind=kind, name=name, **at_fault(new, wildcard, "new", "inherited")
             ),
         )
     down[name] = new
