@@ -14,6 +14,10 @@ Redis has forgotten both. In "channel" mode it also listens to the engine owner'
 it has heard none for ``OWNER_SILENT_SECONDS`` it tells the browser its figures are ``stale``,
 and when the owner is back (heartbeats again, or from a new start) it watches its scopes again,
 so the owner answers fresh snapshots.
+
+Whatever the mode, the socket itself sends ``heartbeat`` every ``HEARTBEAT_SECONDS``: a page that
+hears nothing for a few seconds knows the server is frozen or the connection dead (a TCP
+connection to a stopped process stays open and silent), says so, and connects again.
 """
 
 from __future__ import annotations
@@ -118,6 +122,7 @@ class UsageConsumer(AsyncJsonWebsocketConsumer):
         self.recheck: asyncio.Task | None = None
         self.renewal: asyncio.Task | None = None
         self.watchdog: asyncio.Task | None = None
+        self.beat: asyncio.Task | None = None
         self.stale = False
         self.owner_boot: str | None = None
         self.principal = await _principal_for(self.scope)
@@ -128,6 +133,7 @@ class UsageConsumer(AsyncJsonWebsocketConsumer):
         self.counted = True
         metrics.inc("quotaweb_websocket_clients")
         self.recheck = asyncio.get_running_loop().create_task(self._recheck())
+        self.beat = asyncio.get_running_loop().create_task(self._heartbeat())
         # "channel" mode: the engines live in another process, which answers for them.
         self.remote = settings.QUOTAWEB_ENGINE_OWNER == "channel"
         link = self.principal.link
@@ -164,7 +170,7 @@ class UsageConsumer(AsyncJsonWebsocketConsumer):
         if self.counted:
             self.counted = False
             metrics.inc("quotaweb_websocket_clients", -1)
-        for name in ("recheck", "renewal", "watchdog"):
+        for name in ("recheck", "renewal", "watchdog", "beat"):
             task = getattr(self, name, None)
             if task is not None:
                 task.cancel()
@@ -175,6 +181,15 @@ class UsageConsumer(AsyncJsonWebsocketConsumer):
             await self._layer_call(self.channel_layer.group_discard, OWNER_GROUP, self.channel_name)
         for scope in getattr(self, "subscribed", ()):
             await self._leave(scope)
+
+    async def _heartbeat(self) -> None:
+        """Tell the browser this server is alive, whether or not usage changes."""
+        while True:
+            await asyncio.sleep(HEARTBEAT_SECONDS)
+            try:
+                await self.send_json({"type": "heartbeat"})
+            except Exception:  # the client is gone; disconnect() ends this task
+                return
 
     async def _renew(self) -> None:
         """Keep this socket's watches at the engine owner alive (they are leases there)."""

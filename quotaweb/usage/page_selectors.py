@@ -16,8 +16,10 @@ every ``QUOTAWEB_TREND_SAMPLE_SECONDS`` (not the engines): their figures are as 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from datetime import UTC, datetime, timedelta
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -42,13 +44,14 @@ from quotaweb.usage.limits import (
     walk_tree,
 )
 from quotaweb.usage.models import OverLimit
+from quotaweb.usage.row_cache import entity_rows_read
 from quotaweb.usage.rows import (
     SORTS,
     AppRow,
     Member,
     OverRow,
     app_queues,
-    entity_row,
+    event_rows,
     row_matches,
     sorted_rows,
     using_rows,
@@ -57,7 +60,6 @@ from quotaweb.usage.sampling import sample_seconds, sampling_state
 from quotaweb.usage.selectors import over_limit_list, trend_csv_rows, usage_trend
 from trackers import TrackersError
 from trackers.names import is_group_name, is_user_name
-from trackers.resources import format_resource
 
 ERR_UNKNOWN_PARTITION = (
     "There is no partition {partition!r}. The configured partitions are: {known}."
@@ -80,13 +82,32 @@ ERR_TREND_KIND = (
     "There are no trends of {kind!r}: the server samples users, groups and queues, so the address "
     "is /usage/<partition>/trends/user/<name>/, .../group/<name>/ or .../queue/<path>/."
 )
+ERR_SORT = "sort can be {choices}, not {value!r}."
+ERR_PAGE = (
+    "page must be a whole number from 1 to {last} ({count} rows match, {size} a page), not "
+    "{value!r}."
+)
+ERR_EVENT_TYPE = "type can be {choices} (or left out for every event), not {value!r}."
+ERR_WITHIN = (
+    "within can be {choices} (minutes back from now; left out: every event kept), not {value!r}."
+)
+ERR_BEFORE = (
+    "before must be the number of an event (a whole number above 1, as the feed's \"older\" "
+    "link writes it), not {value!r}."
+)
 ERR_DAYS = (
     "days must be a whole number of days from 1 to {most} (the server keeps {most} days of "
     "samples), not {value!r}."
 )
 
 EVENT_TYPES = ("allocated", "released", "denied")
-EVENTS_SHOWN = 200
+# Minutes the feed's time filter offers.
+WITHIN_MINUTES = (5, 15, 60, 360, 1440)
+# Users or groups a page of the lists shows: each row on screen is one live subscription, and a
+# socket takes at most 64 (consumers.MAX_SCOPES).
+PAGE_ROWS = 50
+# Rows of the activity feed a page shows (an application's events together make one row).
+EVENT_ROWS = 50
 TREND_KINDS = ("user", "group", "queue")
 # The users, groups or queues list a trend page belongs under (its nav and partition switch).
 TREND_SECTIONS = {"user": "users", "group": "groups", "queue": "overview"}
@@ -147,40 +168,85 @@ def partition_overview(*, partition: str) -> dict[str, Any]:
 # -- users and groups ------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class ListPage:
+    """One page of a list: its rows, which page of how many, and how many rows matched."""
+
+    rows: list[Any]
+    number: int
+    last: int
+    matched: int
+
+    @property
+    def first_index(self) -> int:
+        return (self.number - 1) * PAGE_ROWS + 1 if self.rows else 0
+
+    @property
+    def last_index(self) -> int:
+        return (self.number - 1) * PAGE_ROWS + len(self.rows)
+
+
+def list_page(rows: list[Any], value: str | None) -> ListPage:
+    """``?page=`` of ``rows``: a whole number from 1 to the last page; 1 when left out."""
+    last = max(1, -(-len(rows) // PAGE_ROWS))
+    if value is None or value == "":
+        number = 1
+    elif re.fullmatch(r"[0-9]{1,9}", value) and 1 <= int(value) <= last:
+        number = int(value)
+    else:
+        raise UsageBadRequest(
+            ERR_PAGE.format(last=last, count=len(rows), size=PAGE_ROWS, value=value)
+        )
+    start = (number - 1) * PAGE_ROWS
+    return ListPage(rows[start:start + PAGE_ROWS], number, last, len(rows))
+
+
+def _sort(value: str) -> str:
+    if value not in SORTS:
+        raise UsageBadRequest(ERR_SORT.format(choices=", ".join(SORTS), value=value))
+    return value
+
+
 def user_list(
-    *, partition: str, q: str = "", queue: str = "", group: str = "", sort: str = "name"
+    *, partition: str, q: str = "", queue: str = "", group: str = "", sort: str = "name",
+    page: str | None = None,
 ) -> dict[str, Any]:
+    """One page of the users who pass the filters, in the asked order; each row on it is live
+    through its own ``user:<name>`` scope, so the page follows 50 users, not all of them."""
     gateway = _gateway(partition)
-    sort = sort if sort in SORTS else "name"
+    sort = _sort(sort)
     queue = queue.lower()
-    everyone = [entity_row(obj["userName"], obj) for obj in gateway.users_usage(partition)]
-    rows = sorted_rows(
+    everyone = entity_rows_read(gateway=gateway, partition=partition, kind="users")
+    chosen = list_page(sorted_rows(
         [row for row in everyone if row_matches(row, q=q, queue=queue, group=group)], sort
-    )
+    ), page)
     return _page(
-        partition, gateway, rows=rows, total=len(everyone),
-        # In the page's order: the first SPARK_USERS shown get one.
-        sparks=sparks.user_sparks(partition=partition, rows=rows),
-        spark_users=sparks.SPARK_USERS, every=sample_seconds(),
+        partition, gateway, rows=chosen.rows, listed=chosen, total=len(everyone),
+        sparks=sparks.user_sparks(partition=partition, rows=chosen.rows), every=sample_seconds(),
         filters={"q": q, "queue": queue, "group": group, "sort": sort},
         filtered=bool(q or queue or group), queue_paths=_queue_paths(partition),
         group_names=[obj["groupName"] for obj in gateway.groups_usage(partition)],
-        scopes=["users"],
+        scopes=[f"user:{row.name}" for row in chosen.rows if is_user_name(row.name)],
     )
 
 
 def group_list(
-    *, partition: str, q: str = "", queue: str = "", sort: str = "name"
+    *, partition: str, q: str = "", queue: str = "", sort: str = "name", page: str | None = None
 ) -> dict[str, Any]:
+    """One page of the groups, as ``user_list``; the group wildcard ``*`` has no scope of its
+    own, so its row is drawn once and not followed."""
     gateway = _gateway(partition)
-    sort = sort if sort in SORTS else "name"
+    sort = _sort(sort)
     queue = queue.lower()
-    everyone = [entity_row(obj["groupName"], obj) for obj in gateway.groups_usage(partition)]
-    rows = [row for row in everyone if row_matches(row, q=q, queue=queue, group="")]
+    everyone = entity_rows_read(gateway=gateway, partition=partition, kind="groups")
+    chosen = list_page(sorted_rows(
+        [row for row in everyone if row_matches(row, q=q, queue=queue, group="")], sort
+    ), page)
     return _page(
-        partition, gateway, rows=sorted_rows(rows, sort), total=len(everyone),
+        partition, gateway, rows=chosen.rows, listed=chosen, total=len(everyone),
         filters={"q": q, "queue": queue, "sort": sort}, filtered=bool(q or queue),
-        queue_paths=_queue_paths(partition), scopes=["groups"],
+        queue_paths=_queue_paths(partition),
+        scopes=[f"group:{row.name}" for row in chosen.rows if is_group_name(row.name)],
     )
 
 
@@ -257,26 +323,55 @@ def queue_detail(*, partition: str, queue_path: str) -> dict[str, Any]:
 # -- the activity feed -----------------------------------------------------------------------------
 
 
-def event_list(*, partition: str, kind: str = "", user: str = "") -> dict[str, Any]:
-    """The newest ``EVENTS_SHOWN`` events, newest first, of one type and user when given."""
+def event_list(
+    *, partition: str, kind: str = "", user: str = "", group: str = "", queue: str = "",
+    reason: str = "", within: str = "", before: str = "", now: float | None = None,
+) -> dict[str, Any]:
+    """A page of the kept events, newest first, an application's events taken together (see
+    ``rows.event_rows``), filtered by type, user, group, queue (and the queues under it), denial
+    reason and minutes back; ``before`` (an event number) pages back through older events."""
     gateway = _gateway(partition)
-    kind = kind if kind in EVENT_TYPES else ""
+    if kind and kind not in EVENT_TYPES:
+        raise UsageBadRequest(ERR_EVENT_TYPE.format(choices=", ".join(EVENT_TYPES), value=kind))
+    minutes = _choice_number(within, WITHIN_MINUTES, ERR_WITHIN)
+    if before and (not re.fullmatch(r"[0-9]{1,12}", before) or int(before) < 2):
+        raise UsageBadRequest(ERR_BEFORE.format(value=before))
+    queue = queue.lower()
     events, _, _ = gateway.events(partition, after=0, limit=EVENTS_KEPT)
-    chosen = [
+    since = (now if now is not None else time.time()) - minutes * 60 if minutes else None
+    below = int(before) if before else None
+    chosen = (
         event for event in reversed(events)
-        if (not kind or event["type"] == kind) and (not user or event["user"] == user)
-    ][:EVENTS_SHOWN]
+        if (below is None or event["seq"] < below)
+        and (since is None or event["time"] >= since)
+        and (not kind or event["type"] == kind)
+        and (not user or event["user"] == user)
+        and (not group or event["group"] == group)
+        and (not queue or event["queuePath"] == queue or event["queuePath"].startswith(f"{queue}."))
+        and (not reason or event.get("reason") == reason)
+    )
+    rows, more = event_rows(chosen, limit=EVENT_ROWS)
+    filters = {"type": kind, "user": user, "group": group, "queue": queue, "reason": reason,
+               "within": within}
     return _page(
-        partition, gateway, events=[_event_view(event) for event in chosen],
-        filters={"type": kind, "user": user}, filtered=bool(kind or user), scopes=["events"],
+        partition, gateway, events=rows, filters=filters, filtered=any(filters.values()),
+        older=rows[-1].oldest if more else None, paged=below is not None,
+        oldest_kept=events[0]["seq"] if events else None, kept=EVENTS_KEPT,
+        within_choices=WITHIN_MINUTES, event_types=EVENT_TYPES,
+        reasons=sorted({event["reason"] for event in events if event.get("reason")}),
+        queue_paths=_queue_paths(partition),
+        # Older pages stand still: only the newest follows the feed.
+        scopes=[] if below is not None else ["events"],
     )
 
 
-def _event_view(event: Mapping[str, Any]) -> dict[str, Any]:
-    return {
-        **event, "resource_text": format_resource(event["resource"]),
-        "at": datetime.fromtimestamp(event["time"], tz=UTC),
-    }
+def _choice_number(value: str, choices: Iterable[int], message: str) -> int:
+    """``value`` as one of ``choices`` (0 when left out), or ``UsageBadRequest``."""
+    if not value:
+        return 0
+    if not re.fullmatch(r"[0-9]{1,6}", value) or int(value) not in choices:
+        raise UsageBadRequest(message.format(choices=", ".join(map(str, choices)), value=value))
+    return int(value)
 
 
 # -- the over-limit list ---------------------------------------------------------------------------

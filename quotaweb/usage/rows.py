@@ -87,6 +87,74 @@ def row_matches(row: EntityRow, *, q: str, queue: str, group: str) -> bool:
     )
 
 
+# -- the activity feed -----------------------------------------------------------------------------
+
+# An application's events of one kind, user, group, queue and reason that come within this many
+# seconds of each other are one row: a release of eight allocations is one thing that happened.
+GROUP_SECONDS = 10.0
+
+
+@dataclass(slots=True)
+class EventRow:
+    """Events of one application taken together: how many, their total, from when to when."""
+
+    type: str
+    application: str
+    user: str
+    group: str | None
+    queue: str
+    reason: str
+    message: str
+    oldest: int  # the first event's number: the row's key, stable while newer events join
+    newest: int
+    started: float
+    ended: float
+    resource: dict[str, int]
+    count: int = 1
+
+    @property
+    def sig(self) -> str:
+        return f"{self.count}:{self.newest}"
+
+    @property
+    def resource_text(self) -> str:
+        return format_resource(self.resource)
+
+
+def _grouping_key(event: Mapping[str, Any]) -> tuple[Any, ...]:
+    return (event["type"], event["applicationId"], event["user"], event["group"],
+            event["queuePath"], event.get("reason", ""))
+
+
+def event_rows(events: Iterable[Mapping[str, Any]], *, limit: int) -> tuple[list[EventRow], bool]:
+    """Up to ``limit`` rows of ``events`` (newest first), and whether older events remain.
+
+    Stops at the first event that would open a row past ``limit``: every event taken is newer
+    than every event left, so the next page continues below the oldest event taken."""
+    rows: list[EventRow] = []
+    joining: dict[tuple[Any, ...], EventRow] = {}
+    for event in events:
+        key = _grouping_key(event)
+        row = joining.get(key)
+        if row is not None and row.started - event["time"] <= GROUP_SECONDS:
+            row.count += 1
+            row.oldest, row.started = event["seq"], event["time"]
+            for kind, value in event["resource"].items():
+                row.resource[kind] = row.resource.get(kind, 0) + value
+            continue
+        if len(rows) == limit:
+            return rows, True
+        row = EventRow(
+            type=event["type"], application=event["applicationId"], user=event["user"],
+            group=event["group"], queue=event["queuePath"], reason=event.get("reason", ""),
+            message=event.get("message", ""), oldest=event["seq"], newest=event["seq"],
+            started=event["time"], ended=event["time"], resource=dict(event["resource"]),
+        )
+        rows.append(row)
+        joining[key] = row
+    return rows, False
+
+
 # -- running applications and members --------------------------------------------------------------
 
 

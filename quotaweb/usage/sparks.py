@@ -1,10 +1,8 @@
 """The users list's sparklines: each user's root-level usage of one resource over the last hour,
 read for the whole page from one query.
 
-Sparklines cover the last hour, at most 60 points, 60 by 20 units, drawn for the first
-``SPARK_USERS`` users in the page's order. Each is about 60 samples an hour (at the default
-interval): 2,000 users are 120,000 rows, a small share of the page's time; all of 10,000 would be
-600,000 rows and cost more than the rest of the page.
+Sparklines cover the last hour, at most 60 points, 60 by 20 units, drawn for the users on the
+page (a page of the list, so a few dozen: about 60 samples an hour each at the default interval).
 """
 
 from __future__ import annotations
@@ -30,7 +28,6 @@ from quotaweb.usage.sampling import clock_text, gap_seconds, sample_seconds
 SPARK_SECONDS = 3600
 SPARK_WIDTH = 60
 SPARK_HEIGHT = 20
-SPARK_USERS = 2000
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,12 +53,12 @@ class Spark:
 def user_sparks(
     *, partition: str, rows: Sequence[EntityRow], now: datetime | None = None
 ) -> dict[str, Spark | None]:
-    """The sparkline of each of the first ``SPARK_USERS`` users of ``rows`` (None: nothing
-    sampled in the last hour; users further down have no entry), from one query.
+    """The sparkline of each user of ``rows`` (None: nothing sampled in the last hour), from one
+    query.
 
     The database picks out each user's one resource, and the rows skip the ORM's per-row
     conversions (every user sampled in one pass shares its time, so each time is read once)."""
-    kinds = {row.name: _spark_kind(row) for row in rows[:SPARK_USERS]}
+    kinds = {row.name: _spark_kind(row) for row in rows}
     if not kinds:
         return {}
     since = (now or timezone.now()) - timedelta(seconds=SPARK_SECONDS)

@@ -89,6 +89,7 @@ def users(request: HttpRequest, partition: str) -> HttpResponse:
         request, "usage/users.html", page_selectors.user_list, partition=partition,
         q=params.get("q", "").strip(), queue=params.get("queue", "").strip(),
         group=params.get("group", "").strip(), sort=params.get("sort", "name"),
+        page=params.get("page"),
     )
 
 
@@ -125,7 +126,7 @@ def groups(request: HttpRequest, partition: str) -> HttpResponse:
     return _page(
         request, "usage/groups.html", page_selectors.group_list, partition=partition,
         q=params.get("q", "").strip(), queue=params.get("queue", "").strip(),
-        sort=params.get("sort", "name"),
+        sort=params.get("sort", "name"), page=params.get("page"),
     )
 
 
@@ -153,6 +154,9 @@ def activity(request: HttpRequest, partition: str) -> HttpResponse:
     return _page(
         request, "usage/activity.html", page_selectors.event_list, partition=partition,
         kind=params.get("type", ""), user=params.get("user", "").strip(),
+        group=params.get("group", "").strip(), queue=params.get("queue", "").strip(),
+        reason=params.get("reason", "").strip(), within=params.get("within", "").strip(),
+        before=params.get("before", "").strip(),
     )
 
 

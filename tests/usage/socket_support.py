@@ -14,3 +14,20 @@ def live_socket(token: str, partition: str = "default", origin=ORIGIN) -> Websoc
     return WebsocketCommunicator(
         application, f"/ws/usage/{partition}/?token={token}", headers=[origin]
     )
+
+
+HEARTBEAT = {"type": "heartbeat"}
+
+
+async def quiet_but_for_heartbeats(socket: WebsocketCommunicator, seconds: float) -> bool:
+    """Whether ``socket`` sent nothing but heartbeats for ``seconds``."""
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    until = loop.time() + seconds
+    while (left := until - loop.time()) > 0:
+        if await socket.receive_nothing(timeout=left):
+            return True
+        if await socket.receive_json_from() != HEARTBEAT:
+            return False
+    return True

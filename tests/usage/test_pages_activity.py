@@ -49,7 +49,6 @@ def test_a_denial_says_who_where_which_limit_and_the_numbers(viewer_client, busy
         ({"type": "allocated", "user": "alice"}, ["1"]),
         ({"user": "bob"}, ["3"]),
         ({"type": "released"}, []),
-        ({"type": "bogus"}, ["4", "3", "2", "1"]),
     ],
 )
 def test_filters_come_from_the_url(viewer_client, busy, params, expected):

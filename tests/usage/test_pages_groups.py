@@ -27,7 +27,8 @@ def test_every_group_with_its_most_constrained_limit(viewer_client, busy):
     assert 'class="ubar lvl-ok"' in ml
     assert "1 GiB of 8 GiB · 12 %" in row(html, "*")  # the group wildcard's 8 GiB
     assert f'href="{reverse("usage:group", args=["default", "*"])}"' in html
-    assert 'data-scopes="groups"' in html
+    # The group wildcard has no scope of its own: its row is drawn and not followed.
+    assert 'data-scopes="group:ml"' in html
 
 
 @pytest.mark.parametrize(

@@ -16,10 +16,19 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import escape
 
-from quotaweb.usage import page_selectors, selectors, sparks, views
+from quotaweb.usage import page_selectors, selectors, views
 from quotaweb.usage.services import usage_sample
 from tests.config.pages import posting_forms
-from tests.usage.pages import ODD_USER, GiB, allocate, engines_busy, engines_pages, row, shown
+from tests.usage.pages import (
+    ODD_USER,
+    GiB,
+    allocate,
+    engines_busy,
+    engines_pages,
+    keys,
+    row,
+    shown,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -286,7 +295,8 @@ def test_without_engines_the_page_says_the_server_is_starting(viewer_client, db)
 def test_each_user_has_a_sparkline_of_their_last_hour(viewer_client, sampled):
     html = _get(viewer_client, USERS)
     alice = row(html, "alice")
-    spark = re.search(r'<td class="spark" data-keep><svg class="sparkline".*?</td>', alice).group(0)
+    spark = re.search(r'<td class="spark" data-keep[^>]*><svg class="sparkline".*?</td>', alice)
+    spark = spark.group(0)
     assert 'viewBox="0 0 60 20"' in spark
     title = (
         f"memory in the last hour: latest sample 10 GiB at {_clock(sampled[-1])}, "
@@ -330,19 +340,14 @@ def test_the_sparklines_cost_one_query_however_many_users_there_are(viewer_clien
     assert queries() == few
 
 
-def test_sparklines_are_drawn_for_the_first_users_in_the_pages_order(
-    viewer_client, sampled, monkeypatch
-):
-    from quotaweb.usage.templatetags import usage_rows
-
-    monkeypatch.setattr(sparks, "SPARK_USERS", 2)
-    monkeypatch.setattr(usage_rows, "SPARK_USERS", 2)
-    html = _get(viewer_client, USERS, sort="apps")  # alice (2), bob (1), the odd user (1)
-    assert '<svg class="sparkline"' in row(html, "alice")
-    assert '<svg class="sparkline"' in row(html, "bob")
-    assert 'title="Sparklines are drawn for the first 2 users in this order' in row(html, ODD_USER)
-    assert "Sparklines are drawn for the first 2 users in this order: filter or sort" in html
-    assert "data-sparks-capped" not in _get(viewer_client, USERS, q="bob")
+def test_sparklines_are_drawn_for_the_users_on_the_page(viewer_client, sampled, monkeypatch):
+    monkeypatch.setattr(page_selectors, "PAGE_ROWS", 2)
+    first = _get(viewer_client, USERS, sort="apps")  # alice (2), bob (1), the odd user (1)
+    assert keys(first, "users") == ["alice", "bob"]
+    assert first.count('<svg class="sparkline"') == 2
+    second = _get(viewer_client, USERS, sort="apps", page="2")
+    assert keys(second, "users") == [ODD_USER]
+    assert '<svg class="sparkline"' in row(second, ODD_USER)
 
 
 def test_the_sparkline_cell_is_left_alone_by_live_updates(viewer_client, sampled):
@@ -351,5 +356,6 @@ def test_the_sparkline_cell_is_left_alone_by_live_updates(viewer_client, sampled
     from pathlib import Path
 
     script = (Path(__file__).resolve().parents[2] / "static" / "js" / "live.js").read_text()
-    assert 'usersList ? h("td", { class: "spark", "data-keep": true }) : null' in script
+    cell = 'h("td", { class: "spark", "data-keep": true, "data-label": "Last hour" })'
+    assert f"usersList ? {cell} : null" in script
     assert '!cell.hasAttribute("data-keep")' in script

@@ -8,7 +8,7 @@ queues take several seconds; these write the same markup in a small fraction of 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from datetime import UTC, datetime
 from urllib.parse import quote
 
 from django import template
@@ -20,8 +20,8 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.timezone import localtime
 
 from quotaweb.usage.limits import Bar, TreeRow
-from quotaweb.usage.rows import AppRow, EntityRow, Member, OverRow, UsingRow
-from quotaweb.usage.sparks import SPARK_HEIGHT, SPARK_USERS, SPARK_WIDTH, Spark
+from quotaweb.usage.rows import AppRow, EntityRow, EventRow, Member, OverRow, UsingRow
+from quotaweb.usage.sparks import SPARK_HEIGHT, SPARK_WIDTH, Spark
 
 register = template.Library()
 
@@ -31,10 +31,6 @@ _SAFE = RFC3986_SUBDELIMS + "/~:@"
 NOTHING = '<span class="hint">nothing used, no limit</span>'
 NO_GROUPS = '<span class="hint">none</span>'
 NO_SPARK = '<span class="hint" title="No usage sampled in the last hour">&ndash;</span>'
-NOT_DRAWN = (
-    '<span class="hint" title="Sparklines are drawn for the first {count:,} users in this order: '
-    'filter or sort to see others">&ndash;</span>'
-)
 
 
 def _linker(view: str, partition: str, *args: str) -> Callable[[str, str | None], str]:
@@ -92,15 +88,14 @@ def _constrained(bar: Bar | None, queue_link) -> str:
 def _spark(sparks: Mapping[str, Spark | None], name: str) -> str:
     """A user's last hour of one resource; ``data-keep``: live updates leave the cell alone
     (samples are not live)."""
-    if name not in sparks:
-        return f'<td class="spark" data-keep>{NOT_DRAWN.format(count=SPARK_USERS)}</td>'
-    spark = sparks[name]
+    spark = sparks.get(name)
     if spark is None:
-        return f'<td class="spark" data-keep>{NO_SPARK}</td>'
+        return f'<td class="spark" data-keep data-label="Last hour">{NO_SPARK}</td>'
     title = escape(spark.title)
     return (
-        f'<td class="spark" data-keep><svg class="sparkline" viewBox="0 0 {SPARK_WIDTH} '
-        f'{SPARK_HEIGHT}" preserveAspectRatio="none" role="img" aria-label="{title}">'
+        f'<td class="spark" data-keep data-label="Last hour"><svg class="sparkline" '
+        f'viewBox="0 0 {SPARK_WIDTH} {SPARK_HEIGHT}" preserveAspectRatio="none" role="img" '
+        f'aria-label="{title}">'
         f'<title>{title}</title><path d="{escape(spark.path)}" vector-effect="non-scaling-stroke"/>'
         f'</svg><span class="spark-kind">{escape(spark.kind)}</span></td>'
     )
@@ -164,14 +159,17 @@ def entity_rows(
     queue = _linker("queue", partition)
     out = []
     for row in rows:
+        # data-label: a phone stacks the cells, each under its column's name.
         cells = (
-            f'<th scope="row">{own(row.name)}</th><td>{_constrained(row.constrained, queue)}</td>'
-            f'<td class="num">{row.running}</td><td>{escape(row.usage_text)}</td>'
+            f'<th scope="row">{own(row.name)}</th>'
+            f'<td data-label="Most constrained">{_constrained(row.constrained, queue)}</td>'
+            f'<td class="num" data-label="Running">{row.running}</td>'
+            f'<td class="in-use" data-label="In use">{escape(row.usage_text)}</td>'
         )
         if kind == "users":
             if sparks is not None:
                 cells += _spark(sparks, row.name)
-            cells += f"<td>{_names(row.groups, group, NO_GROUPS)}</td>"
+            cells += f'<td data-label="Groups">{_names(row.groups, group, NO_GROUPS)}</td>'
         out.append(_row(row.name, row.sig, cells))
     return mark_safe("\n".join(out))  # every value is escaped
 
@@ -225,31 +223,29 @@ def using_rows(partition: str, kind: str, items: list[UsingRow]) -> SafeString:
 
 
 @register.simple_tag
-def event_rows(partition: str, events: list[Mapping[str, Any]]) -> SafeString:
-    """The activity feed: when, what, who (and as which group), where, how much; a denial's
-    message says which limit and the numbers."""
+def event_rows(partition: str, events: list[EventRow]) -> SafeString:
+    """The activity feed: when (date and time of the newest event in the row), what, who (and
+    as which group), where, how much in all and in how many events; a denial's message says
+    which limit and the numbers."""
     user, group = _linker("user", partition), _linker("group", partition)
     queue = _linker("queue", partition)
     out = []
     for event in events:
-        reason = (
-            f' <span class="hint">{escape(event["reason"])}</span>' if event.get("reason") else ""
+        reason = f' <span class="hint">{escape(event.reason)}</span>' if event.reason else ""
+        as_group = f' <span class="hint">as</span> {group(event.group)}' if event.group else ""
+        message = f'<p class="ev-message">{escape(event.message)}</p>' if event.message else ""
+        count = (
+            f' <span class="ev-count">&times;{event.count}</span>' if event.count > 1 else ""
         )
-        as_group = (
-            f' <span class="hint">as</span> {group(event["group"])}' if event["group"] else ""
-        )
-        message = (
-            f'<p class="ev-message">{escape(event["message"])}</p>' if event.get("message") else ""
-        )
-        seq, at = str(event["seq"]), localtime(event["at"])
+        total = "in all " if event.count > 1 else ""
         out.append(_row(
-            seq, seq,
-            f'<td><time datetime="{date_filter(at, "c")}">{date_filter(at, "H:i:s")}</time></td>'
-            f'<td><span class="ev-kind">{escape(event["type"])}</span>{reason}</td>'
-            f'<td>{user(event["user"])}{as_group}</td><td>{queue(event["queuePath"])}</td>'
-            f'<td>{escape(event["resource_text"])} <span class="hint">· '
-            f'<code>{escape(event["applicationId"])}</code></span>{message}</td>',
-            f' class="ev ev-{escape(event["type"])}"',
+            str(event.oldest), event.sig,
+            f"<td>{_time(datetime.fromtimestamp(event.ended, tz=UTC), 'Y-m-d H:i:s')}</td>"
+            f'<td><span class="ev-kind">{escape(event.type)}</span>{count}{reason}</td>'
+            f"<td>{user(event.user)}{as_group}</td><td>{queue(event.queue)}</td>"
+            f'<td>{total}{escape(event.resource_text)} '
+            f'<span class="hint">· <code>{escape(event.application)}</code></span>{message}</td>',
+            f' class="ev ev-{escape(event.type)}"',
         ))
     return mark_safe("\n".join(out))  # every value is escaped
 
