@@ -6,6 +6,7 @@ from quotaweb import metrics
 from quotaweb.elastic.selectors import elastic_metric_series
 from quotaweb.engine.gateway import EngineNotLoaded, engines_get, engines_loaded
 from quotaweb.quotatrees.selectors import tree_metric_series
+from quotaweb.usage import page_selectors
 
 
 def engine_health() -> dict | None:
@@ -26,7 +27,9 @@ def engine_health() -> dict | None:
 
 
 def partition_overviews() -> list[dict] | None:
-    """One entry per partition with its counts and queue tree, or None while starting."""
+    """One entry per partition with its counts, its queues' usage rows (what the usage
+    overview draws and its socket keeps live) and its queue tree with the limits, or None while
+    starting."""
     try:
         gateway = engines_get()
     except EngineNotLoaded:
@@ -34,7 +37,7 @@ def partition_overviews() -> list[dict] | None:
     overviews = []
     for name in gateway.partitions():
         summary = gateway.summary(name)
-        tree = gateway.queues_usage(name)
+        usage = page_selectors.partition_overview(partition=name)
         overviews.append(
             {
                 "name": name,
@@ -42,7 +45,10 @@ def partition_overviews() -> list[dict] | None:
                 "queue_count": summary["queues"],
                 "user_count": summary["users"],
                 "group_count": summary["groups"],
-                "tree": tree,
+                "tree": gateway.queues_usage(name),
+                "rows": usage["rows"],
+                "root": usage["root"],
+                "scopes": usage["scopes"],
             }
         )
     return overviews

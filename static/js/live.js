@@ -865,9 +865,11 @@ function localTimes(root) {
   }
 }
 
-const root = document.querySelector("[data-live]");
-const badge = root?.querySelector("[data-live-badge]");
-if (root && badge && "WebSocket" in window) {
-  localTimes(root);
-  new Live(new Page(root), badge).start();
+// Most pages have one live part; the overview has one per partition, each with its own socket.
+for (const root of document.querySelectorAll("[data-live]")) {
+  const badge = root.querySelector("[data-live-badge]");
+  if (badge && "WebSocket" in window) {
+    localTimes(root);
+    new Live(new Page(root), badge).start();
+  }
 }
