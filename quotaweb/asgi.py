@@ -1,4 +1,5 @@
-"""ASGI entry point: HTTP through Django, websockets through Channels.
+"""ASGI entry point: HTTP through Django (the allocation hot path through ``api.lean`` first),
+websockets through Channels.
 
 Importing this module creates no engine. The process that serves it must create the engines
 first (``python manage.py demo`` does); until then /healthz answers 503 "starting".
@@ -34,7 +35,7 @@ class PooledASGIHandler(ASGIHandler):
 
     def __init__(self) -> None:
         super().__init__()
-        self._pool = ThreadPoolExecutor(
+        self.pool = ThreadPoolExecutor(
             max_workers=settings.QUOTAWEB_HTTP_THREADS, thread_name_prefix="http"
         )
 
@@ -48,7 +49,7 @@ class PooledASGIHandler(ASGIHandler):
 
     async def get_response_async(self, request):
         return await sync_to_async(
-            self._get_response_pooled, thread_sensitive=False, executor=self._pool
+            self._get_response_pooled, thread_sensitive=False, executor=self.pool
         )(request)
 
     def _get_response_pooled(self, request):
@@ -65,11 +66,13 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+from quotaweb.api.lean import LeanAllocations  # noqa: E402
 from quotaweb.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
-        "http": django_asgi_app,
+        # A scheduler's allocate, release, batch and headroom calls skip the request stack.
+        "http": LeanAllocations(django_asgi_app, executor=django_asgi_app.pool),
         "websocket": AllowedHostsOriginValidator(
             AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
         ),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.http import QueryDict
 from django.urls import path
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -90,9 +91,7 @@ class AllocationsView(APIView):
         summary="Admit and record an allocation (idempotent by allocationKey)",
     )
     def post(self, request: Request, partition: str) -> Response:
-        allocation = services.allocation_request(request.data)
-        admission = services.allocation_create(partition=partition, request=allocation)
-        code, body = _admission_body(admission)
+        code, body = allocation_answer(partition=partition, data=request.data)
         return Response(body, status=code)
 
     @extend_schema(
@@ -148,9 +147,20 @@ class BatchView(APIView):
         summary="Up to 10,000 allocate and release operations, in order, stored together",
     )
     def post(self, request: Request, partition: str) -> Response:
-        operations = services.batch_request(request.data)
-        results = services.allocations_batch(partition=partition, operations=operations)
-        return Response({"results": [_batch_result(result) for result in results]})
+        return Response(batch_answer(partition=partition, data=request.data))
+
+
+def allocation_answer(*, partition: str, data: Any) -> tuple[int, dict[str, Any]]:
+    """Status and body for an allocate request's parsed body (the view's and the lean path's)."""
+    allocation = services.allocation_request(data)
+    return _admission_body(services.allocation_create(partition=partition, request=allocation))
+
+
+def batch_answer(*, partition: str, data: Any) -> dict[str, Any]:
+    """The body for a batch request's parsed body (the view's and the lean path's)."""
+    operations = services.batch_request(data)
+    results = services.allocations_batch(partition=partition, operations=operations)
+    return {"results": [_batch_result(result) for result in results]}
 
 
 def _batch_result(result: Any) -> dict[str, Any]:
@@ -199,17 +209,21 @@ class HeadroomView(APIView):
         summary="Will it fit? What the user may still add, changing nothing",
     )
     def get(self, request: Request, partition: str) -> Response:
-        params = request.query_params
-        queue_path, user = params.get("queuePath"), params.get("user")
-        application = params.get("applicationId")
-        if not queue_path or not user or not application:
-            raise bad_request(ERR_HEADROOM_PARAMS)
-        groups = [name for name in params.get("groups", "").split(",") if name]
-        headroom, can_run = selectors.headroom_for(
-            partition=partition, queue_path=queue_path, user=user, groups=groups,
-            application_id=application,
-        )
-        return Response({"headroom": headroom, "canRunApp": can_run})
+        return Response(headroom_answer(partition=partition, params=request.query_params))
+
+
+def headroom_answer(*, partition: str, params: QueryDict) -> dict[str, Any]:
+    """The headroom body for a query; the lean path (``quotaweb.api.lean``) answers with it too."""
+    queue_path, user = params.get("queuePath"), params.get("user")
+    application = params.get("applicationId")
+    if not queue_path or not user or not application:
+        raise bad_request(ERR_HEADROOM_PARAMS)
+    groups = [name for name in params.get("groups", "").split(",") if name]
+    headroom, can_run = selectors.headroom_for(
+        partition=partition, queue_path=queue_path, user=user, groups=groups,
+        application_id=application,
+    )
+    return {"headroom": headroom, "canRunApp": can_run}
 
 
 class EventsView(APIView):

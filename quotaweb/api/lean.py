@@ -1,0 +1,280 @@
+"""The allocation endpoints a scheduler calls per pod, answered without the general request stack.
+
+Profiled through the server (docs/design.md, "The allocation hot path"), a single allocate spent
+most of its time in Django's request object, the middleware chain, URL resolution and DRF's
+negotiation, parsing, authentication and rendering, none of which changes the answer of a
+token-authenticated allocation. ``LeanAllocations`` wraps the Django ASGI application and answers
+the common case of allocate, release, batch and headroom itself, through the very functions the
+views use (``allocation_answer``, ``batch_answer``, ``headroom_answer``, the services, DRF's
+renderer and the token cache), with the headers the middleware would add.
+
+Everything else goes to Django unchanged, with the body it has read: session callers (so CSRF
+stays Django's and DRF's), unknown or inactive tokens (401), viewers writing (403), other content
+types, ``Accept`` headers, methods and query strings, bad hosts, HTTPS redirects, bodies over the
+cap, and any request whose answer is an error. Errors are raised before the engine or the ledger
+changes, so the views answer them again with exactly their own status, body and headers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from collections.abc import Awaitable, Callable
+from concurrent.futures import Executor
+from typing import Any
+
+from django.conf import settings
+from django.db import close_old_connections
+from django.http import QueryDict
+from django.http.request import split_domain_port, validate_host
+from rest_framework.exceptions import AuthenticationFailed
+from rest_framework.renderers import JSONRenderer
+
+from quotaweb.accounts.roles import is_quota_admin, is_viewer
+from quotaweb.allocations import services
+from quotaweb.api.authentication import CachedTokenAuthentication
+from quotaweb.api.parsers import json_body, json_max_bytes
+from quotaweb.api.views.allocations import (
+    AllocationsView,
+    AllocationView,
+    BatchView,
+    HeadroomView,
+    allocation_answer,
+    batch_answer,
+    headroom_answer,
+)
+
+logger = logging.getLogger(__name__)
+
+Scope = dict[str, Any]
+Message = dict[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+# Status and body, or None: Django answers instead.
+Answer = tuple[int, bytes] | None
+
+# The same patterns as the views' routes (``<str:...>`` is ``[^/]+``, ``<path:...>`` is ``.+``).
+_PARTITION = r"/api/v1/partitions/(?P<partition>[^/]+)"
+_ROUTES: tuple[tuple[str, re.Pattern[str], str, type], ...] = (
+    ("POST", re.compile(_PARTITION + r"/allocations"), "allocate", AllocationsView),
+    ("POST", re.compile(_PARTITION + r"/allocations/batch"), "batch", BatchView),
+    ("DELETE", re.compile(_PARTITION + r"/allocations/(?P<key>.+)"), "release", AllocationView),
+    ("GET", re.compile(_PARTITION + r"/headroom"), "headroom", HeadroomView),
+)
+_JSON_TYPES = frozenset({b"application/json", b"application/json; charset=utf-8",
+                         b"application/json;charset=utf-8"})
+# DRF answers 406 to an Accept its JSON renderer does not satisfy; these it always satisfies.
+_ACCEPTED = frozenset({b"", b"*/*", b"application/json"})
+_renderer = JSONRenderer()
+
+
+def _allow(view: type) -> bytes:
+    # Django's view setup serves HEAD with GET, so its Allow names HEAD too.
+    instance = view()
+    instance.setup(None)
+    return ", ".join(instance.allowed_methods).encode()
+
+
+_allowed = {view: _allow(view) for _method, _pattern, _name, view in _ROUTES}
+
+
+def _route(scope: Scope) -> tuple[str, dict[str, str], type] | None:
+    if scope.get("root_path"):
+        return None
+    method, path = scope["method"], scope["path"]
+    for route_method, pattern, name, view in _ROUTES:
+        if method == route_method:
+            found = pattern.fullmatch(path)
+            # ``allocations/batch`` is the batch view's path whatever the method (405 for DELETE).
+            if found and found.groupdict().get("key") != "batch":
+                return name, found.groupdict(), view
+    return None
+
+
+def _headers(scope: Scope) -> dict[bytes, bytes]:
+    """Request headers by lower-case name; a repeated name is left to Django."""
+    out: dict[bytes, bytes] = {}
+    for name, value in scope["headers"]:
+        name = name.lower()
+        if name in out:
+            raise KeyError(name)
+        out[name] = value
+    return out
+
+
+def _secure(scope: Scope, headers: dict[bytes, bytes]) -> bool:
+    if scope.get("scheme") == "https":
+        return True
+    proxy = settings.SECURE_PROXY_SSL_HEADER
+    if proxy is None:
+        return False
+    name, value = proxy
+    header = name.removeprefix("HTTP_").lower().replace("_", "-").encode("latin-1")
+    return headers.get(header, b"").split(b",")[0].strip() == value.encode("latin-1")
+
+
+def _host_allowed(headers: dict[bytes, bytes]) -> bool:
+    if settings.USE_X_FORWARDED_HOST and b"x-forwarded-host" in headers:
+        return False
+    domain, _port = split_domain_port(headers.get(b"host", b"").decode("latin-1"))
+    return bool(domain) and validate_host(domain, settings.ALLOWED_HOSTS)
+
+
+def _simple_enough(scope: Scope, name: str, headers: dict[bytes, bytes]) -> bool:
+    """Whether this request is one the lean path answers as the whole stack would."""
+    if headers.get(b"accept", b"").strip() not in _ACCEPTED or not _host_allowed(headers):
+        return False
+    if settings.SECURE_SSL_REDIRECT and not _secure(scope, headers):
+        return False
+    if name in ("allocate", "batch"):
+        return headers.get(b"content-type", b"").lower() in _JSON_TYPES and not scope.get(
+            "query_string"
+        )
+    return name == "headroom" or not scope.get("query_string")
+
+
+def _token(headers: dict[bytes, bytes]) -> str | None:
+    parts = headers.get(b"authorization", b"").split()
+    if len(parts) != 2 or parts[0].lower() != b"token":
+        return None
+    try:
+        return parts[1].decode()
+    except UnicodeDecodeError:
+        return None
+
+
+def _response_headers(
+    view: type, secure: bool, length: int, body: bool
+) -> list[tuple[bytes, bytes]]:
+    """What DRF's view and the middleware (security, clickjacking, common) add to an answer."""
+    headers = [(b"Allow", _allowed[view])]
+    if body:
+        headers.insert(0, (b"Content-Type", b"application/json"))
+    if secure and settings.SECURE_HSTS_SECONDS:
+        value = f"max-age={settings.SECURE_HSTS_SECONDS}"
+        if settings.SECURE_HSTS_INCLUDE_SUBDOMAINS:
+            value += "; includeSubDomains"
+        if settings.SECURE_HSTS_PRELOAD:
+            value += "; preload"
+        headers.append((b"Strict-Transport-Security", value.encode()))
+    if settings.SECURE_CONTENT_TYPE_NOSNIFF:
+        headers.append((b"X-Content-Type-Options", b"nosniff"))
+    policy = settings.SECURE_REFERRER_POLICY
+    if policy:
+        text = policy if isinstance(policy, str) else ",".join(policy)
+        headers.append((b"Referrer-Policy", text.encode()))
+    if settings.SECURE_CROSS_ORIGIN_OPENER_POLICY:
+        headers.append(
+            (b"Cross-Origin-Opener-Policy", settings.SECURE_CROSS_ORIGIN_OPENER_POLICY.encode())
+        )
+    headers.append((b"X-Frame-Options", getattr(settings, "X_FRAME_OPTIONS", "DENY").upper()
+                    .encode()))
+    headers.append((b"Content-Length", str(length).encode()))
+    return headers
+
+
+def _answer(name: str, args: dict[str, str], token: str, method: str, body: bytes,
+            query: bytes) -> Answer:
+    """The answer, computed in a worker thread (the database is synchronous), or None."""
+    close_old_connections()
+    try:
+        try:
+            user, _ = CachedTokenAuthentication().authenticate_credentials(token)
+        except AuthenticationFailed:
+            return None
+        allowed = is_viewer(user) if method == "GET" else is_quota_admin(user)
+        if not allowed:
+            return None
+        partition = args["partition"]
+        if name == "release":
+            services.allocation_release(partition=partition, key=args["key"])
+            return 204, b""
+        if name == "headroom":
+            data = headroom_answer(
+                partition=partition, params=QueryDict(query, encoding=settings.DEFAULT_CHARSET)
+            )
+            return 200, _renderer.render(data)
+        parsed = json_body(body)
+        if name == "allocate":
+            code, data = allocation_answer(partition=partition, data=parsed)
+            return code, _renderer.render(data)
+        return 200, _renderer.render(batch_answer(partition=partition, data=parsed))
+    except Exception:
+        # Every error of the contract is raised before anything changes; the views answer it
+        # again in full. Anything else is a bug, logged here and answered there too.
+        logger.debug("lean path hands %s over to the views", name, exc_info=True)
+        return None
+    finally:
+        close_old_connections()
+
+
+class LeanAllocations:
+    """ASGI: the allocation hot path answered here (see the module), the rest by ``app``.
+
+    ``executor`` runs the synchronous part: the Django handler's own pool, whose threads keep
+    their database connection between requests."""
+
+    def __init__(self, app: ASGIApp, *, executor: Executor) -> None:
+        self.app = app
+        self.executor = executor
+        self.limit = json_max_bytes()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        route = _route(scope) if scope["type"] == "http" else None
+        try:
+            headers = _headers(scope) if route is not None else None
+        except KeyError:
+            headers = None
+        token = _token(headers) if headers is not None else None
+        if route is None or headers is None or token is None or not _simple_enough(
+            scope, route[0], headers
+        ):
+            await self.app(scope, receive, send)
+            return
+        name, args, view = route
+        read: list[Message] = []
+        body = await self._body(receive, read)
+        answer = None
+        if body is not None:
+            answer = await asyncio.get_running_loop().run_in_executor(
+                self.executor, _answer, name, args, token, scope["method"], body,
+                scope.get("query_string", b""),
+            )
+        if answer is None:
+            await self.app(scope, _replay(read, receive), send)
+            return
+        code, content = answer
+        await send({
+            "type": "http.response.start", "status": code,
+            "headers": _response_headers(view, _secure(scope, headers), len(content),
+                                         bool(content)),
+        })
+        await send({"type": "http.response.body", "body": content})
+
+    async def _body(self, receive: Receive, read: list[Message]) -> bytes | None:
+        """The whole body, or None (over the cap, or the client left): Django's to answer."""
+        size = 0
+        while True:
+            message = await receive()
+            read.append(message)
+            if message["type"] != "http.request":
+                return None
+            size += len(message.get("body", b""))
+            if size > self.limit:
+                return None
+            if not message.get("more_body"):
+                return b"".join(m.get("body", b"") for m in read)
+
+
+def _replay(read: list[Message], receive: Receive) -> Receive:
+    """``receive`` that first gives back the messages the lean path has already read."""
+    pending = list(read)
+
+    async def again() -> Message:
+        if pending:
+            return pending.pop(0)
+        return await receive()
+
+    return again

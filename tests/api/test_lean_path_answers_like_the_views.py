@@ -1,0 +1,176 @@
+"""The lean allocation path (``quotaweb.api.lean``) in front of Django: a token caller's allocate,
+release, batch and headroom get, byte for byte, the status, headers and body the views give, with
+the row committed before the answer; everything else (errors, sessions, viewers' writes, other
+content types) is handed to the views untouched."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from tests.api.allocation_support import ALLOCATIONS, GiB, body
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+HEADROOM = "/api/v1/partitions/default/headroom"
+HEADROOM_QUERY = b"queuePath=root.eng&user=alice&applicationId=app-1&groups=ml"
+
+
+def _token(user) -> str:
+    from rest_framework.authtoken.models import Token
+
+    return Token.objects.get_or_create(user=user)[0].key
+
+
+def exchange(app, method: str, path: str, *, token: str | None, data: object = None,
+             query: bytes = b"", content_type: bytes = b"application/json") -> tuple:
+    """One request through the ASGI ``app``: (status, headers by name, body)."""
+    raw = data if isinstance(data, bytes) else (b"" if data is None else json.dumps(data).encode())
+    headers = [(b"host", b"127.0.0.1"), (b"content-type", content_type),
+               (b"content-length", str(len(raw)).encode())]
+    if token is not None:
+        headers.append((b"authorization", f"Token {token}".encode()))
+    scope = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method,
+        "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": query,
+        "root_path": "", "headers": headers, "client": ("127.0.0.1", 50000),
+        "server": ("127.0.0.1", 8000),
+    }
+    pending = [{"type": "http.request", "body": raw, "more_body": False}]
+    sent: list[dict] = []
+
+    async def receive() -> dict:
+        if pending:
+            return pending.pop()
+        await asyncio.sleep(60)
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    asyncio.run(app(scope, receive, send))
+    return (sent[0]["status"], dict(sorted((k.lower(), v) for k, v in sent[0]["headers"])),
+            b"".join(message.get("body", b"") for message in sent[1:]))
+
+
+class Recording:
+    """An ASGI app standing for Django behind the lean path: records and answers 418."""
+
+    def __init__(self) -> None:
+        self.paths: list[str] = []
+
+    async def __call__(self, scope, receive, send) -> None:
+        self.paths.append(scope["path"])
+        await receive()
+        await send({"type": "http.response.start", "status": 418, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+
+@pytest.fixture
+def apps():
+    """(the served application, Django's handler alone)."""
+    from quotaweb.asgi import application, django_asgi_app
+
+    return application, django_asgi_app
+
+
+@pytest.fixture
+def lean_only():
+    """The lean path in front of a ``Recording`` instead of Django."""
+    from quotaweb.api.lean import LeanAllocations
+    from quotaweb.asgi import django_asgi_app
+
+    behind = Recording()
+    return LeanAllocations(behind, executor=django_asgi_app.pool), behind
+
+
+def test_allocate_replay_denial_and_release_answer_exactly_as_the_views(
+    apps, admin, capped_engines
+):
+    served, django = apps
+    token = _token(admin)
+    steps = [
+        ("POST", ALLOCATIONS, body("k1", memory=8 * GiB), b""),  # 201
+        ("POST", ALLOCATIONS, body("k1", memory=8 * GiB), b""),  # 200, a replay
+        ("POST", ALLOCATIONS, body("k2", memory=4 * GiB), b""),  # 409, userQuota
+        ("GET", HEADROOM, None, HEADROOM_QUERY),
+        ("DELETE", f"{ALLOCATIONS}/k1", None, b""),  # 204
+    ]
+    lean = [exchange(served, m, p, token=token, data=d, query=q) for m, p, d, q in steps]
+    exchange(served, "DELETE", f"{ALLOCATIONS}/k1", token=token)
+    views = [exchange(django, m, p, token=token, data=d, query=q) for m, p, d, q in steps]
+    assert [answer[0] for answer in lean] == [201, 200, 409, 200, 204]
+    assert lean == views
+
+
+def test_a_batch_answers_exactly_as_the_view(apps, admin, capped_engines):
+    served, django = apps
+    token = _token(admin)
+    operations = {"operations": [
+        {"op": "allocate", **body("b1")}, {"op": "release", "allocationKey": "missing"},
+        {"op": "allocate", **body("b2", memory=20 * GiB)}, {"op": "bogus"},
+    ]}
+    lean = exchange(served, "POST", f"{ALLOCATIONS}/batch", token=token, data=operations)
+    exchange(served, "DELETE", f"{ALLOCATIONS}/b1", token=token)
+    views = exchange(django, "POST", f"{ALLOCATIONS}/batch", token=token, data=operations)
+    statuses = [result["status"] for result in json.loads(lean[2])["results"]]
+    assert statuses == [201, 404, 409, 400]
+    assert lean == views
+
+
+def test_an_acknowledged_allocation_is_already_committed(apps, admin, capped_engines):
+    from quotaweb.allocations.models import Allocation
+
+    served, _ = apps
+    status, _, _ = exchange(served, "POST", ALLOCATIONS, token=_token(admin), data=body("k1"))
+    assert status == 201
+    assert list(Allocation.objects.values_list("key", "resource")) == [("k1", {"memory": GiB})]
+
+
+def test_the_lean_path_answers_a_token_callers_hot_path_itself(lean_only, admin, capped_engines):
+    lean, behind = lean_only
+    token = _token(admin)
+    assert exchange(lean, "POST", ALLOCATIONS, token=token, data=body("k1"))[0] == 201
+    assert exchange(lean, "GET", HEADROOM, token=token, query=HEADROOM_QUERY)[0] == 200
+    assert exchange(lean, "DELETE", f"{ALLOCATIONS}/k1", token=token)[0] == 204
+    assert behind.paths == []
+
+
+JSON = b"application/json"
+
+
+# (method, path, whose token, body, query, content type)
+@pytest.mark.parametrize(("method", "path", "who", "data", "query", "content_type"), [
+    pytest.param("POST", ALLOCATIONS, None, body("k1"), b"", JSON, id="no token"),
+    pytest.param("POST", ALLOCATIONS, "unknown", body("k1"), b"", JSON, id="unknown token"),
+    pytest.param("POST", ALLOCATIONS, "viewer", body("k1"), b"", JSON, id="viewer writes"),
+    pytest.param("POST", ALLOCATIONS, "admin", {"user": 3}, b"", JSON, id="bad body"),
+    pytest.param("POST", ALLOCATIONS, "admin", b"{nope", b"", JSON, id="not JSON"),
+    pytest.param("POST", "/api/v1/partitions/nope/allocations", "admin", body("k1"), b"", JSON,
+                 id="unknown partition"),
+    pytest.param("DELETE", f"{ALLOCATIONS}/nope", "admin", None, b"", JSON, id="unknown key"),
+    pytest.param("POST", ALLOCATIONS, "admin", b"a=b", b"",
+                 b"application/x-www-form-urlencoded", id="form body"),
+    pytest.param("GET", HEADROOM, "admin", None, b"queuePath=root.eng&applicationId=a", JSON,
+                 id="headroom without user"),
+])
+def test_everything_else_goes_to_the_views_with_its_body(
+    method, path, who, data, query, content_type, lean_only, admin, viewer, capped_engines
+):
+    lean, behind = lean_only
+    token = {None: None, "unknown": "0" * 40, "viewer": _token(viewer), "admin": _token(admin)}
+    status, _, _ = exchange(lean, method, path, token=token[who], data=data, query=query,
+                            content_type=content_type)
+    assert status == 418
+    assert behind.paths == [path]
+
+
+def test_a_handed_over_request_still_gets_the_views_error(apps, admin, capped_engines):
+    served, django = apps
+    token = _token(admin)
+    lean = exchange(served, "POST", ALLOCATIONS, token=token, data={"user": 3})
+    views = exchange(django, "POST", ALLOCATIONS, token=token, data={"user": 3})
+    assert lean[0] == 400
+    assert lean == views
