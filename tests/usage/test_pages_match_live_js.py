@@ -26,7 +26,8 @@ LIVE_JS = Path(__file__).resolve().parents[2] / "static" / "js" / "live.js"
 NODE_SCRIPT = r"""
 const fs = require("fs");
 const vm = require("vm");
-const context = { document: { querySelector: () => null }, window: {}, console };
+const document = { querySelector: () => null, querySelectorAll: () => [] };
+const context = { document, window: {}, console };
 const api = vm.runInNewContext(fs.readFileSync(process.argv[1], "utf8") + `
 ;({ formatQuantity, formatResource, treeRow, entityRow, levelsOf, walk, entityLevel,
     queueLevel, barText, barTitle, bySegments })`, context);
