@@ -7,14 +7,20 @@
 // row carries a signature of its numbers (data-sig), computed the same way on both sides, so the
 // first snapshot leaves unchanged server-rendered rows alone.
 
-const PING_MS = 25_000;
-// A ping not answered (by a pong or anything else) within this long means a dead connection.
-const PONG_WAIT_MS = 10_000;
-const BACKOFF_MIN_MS = 1_000;
-const BACKOFF_MAX_MS = 30_000;
-// A short outage says "reconnecting…"; a longer one says since when the figures are stale.
-const STALE_AFTER_MS = 10_000;
-const EVENTS_SHOWN = 200;
+// The socket sends a heartbeat every 2 s (quotaweb/usage/consumers.py, HEARTBEAT_SECONDS):
+// hearing nothing for this long means a frozen server or a dead connection, and the page says
+// its figures are stale well within 5 s.
+const SILENT_MS = 4_500;
+// A frozen server still accepts connections and never answers them: a socket not open within
+// this long is dropped and tried again.
+const OPEN_WAIT_MS = 2_000;
+// Capped low, so a page is live again within about a second of the server coming back.
+const BACKOFF_MIN_MS = 250;
+const BACKOFF_MAX_MS = 1_000;
+// The activity feed as quotaweb/usage/page_selectors.py (EVENT_ROWS) and rows.py
+// (GROUP_SECONDS) draw it: rows of one application's events, newest first.
+const EVENT_ROWS = 50;
+const GROUP_SECONDS = 10;
 const APPLICATIONS = "applications";
 // Close codes of quotaweb/usage/consumers.py that retrying cannot fix.
 const GIVE_UP = new Map([
@@ -332,6 +338,10 @@ function clock(date) {
   return `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
 }
 
+function stamp(date) {
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${clock(date)}`;
+}
+
 function barElement(bar) {
   return h("div", { class: `ubar lvl-${barLevel(bar)}`, title: barTitle(bar) },
     h("span", { class: "ubar-label" }, barLabel(bar)),
@@ -466,7 +476,7 @@ class Page {
   render(state) {
     const view = this.root.dataset.view;
     if (view === "overview") this.overview(state.get("queues"));
-    else if (view === "users" || view === "groups") this.entities(view, state.get(view));
+    else if (view === "users" || view === "groups") this.entities(view, state);
     else if (view === "user") this.user(state.get(this.scopes[0]));
     else if (view === "group") this.group(state);
     else if (view === "queue") this.queue(state);
@@ -485,37 +495,31 @@ class Page {
     toggle(this.root, "[data-idle]", Object.keys(root.usage).length === 0 && root.running === 0);
   }
 
-  entities(kind, objects) {
-    if (!objects) return;
-    const { q = "", queue = "", group = "", sort = "name" } = this.root.dataset;
-    const everyone = [...objects.entries()]
-      .map(([name, obj]) => derive(obj, "row", () => entityRow(name, obj)));
-    const shown = everyone.filter((row) => (!q || row.name.toLowerCase().includes(q.toLowerCase()))
-      && (!queue || row.paths.has(queue)) && (!group || row.groups.includes(group)));
-    shown.sort((a, b) => byText(a.name, b.name));
-    if (sort === "usage") {
-      const key = (row) => -(row.constrained ? row.constrained.ratio : -1);
-      shown.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
-    } else if (sort === "apps") {
-      shown.sort((a, b) => b.running - a.running);
-    }
-    reconcile(this.rows(kind), shown.map((row) => ({
-      key: row.name, sig: row.sig, build: () => this.entityRowElement(kind, row),
-    })));
-    this.root.querySelector("[data-shown]").textContent = String(shown.length);
-    this.root.querySelector("[data-total]").textContent = String(everyone.length);
-    toggle(this.root, "[data-empty]", shown.length === 0);
+  // A list page shows one page of rows in the order the server chose; each row follows its own
+  // user:<name> or group:<name> scope and keeps its place (a reload brings a fresh order).
+  entities(kind, state) {
+    const tbody = this.rows(kind);
+    const single = kind === "users" ? "user" : "group";
+    reconcile(tbody, [...tbody.rows].map((tr) => {
+      const name = tr.dataset.key;
+      const scope = `${single}:${name}`;
+      if (!state.has(scope)) return { key: name, sig: tr.dataset.sig, build: () => tr };
+      // null: no usage, application or limit of its own any more.
+      const obj = state.get(scope) ?? { queues: { queuePath: "root" } };
+      const row = derive(obj, "row", () => entityRow(name, obj));
+      return { key: name, sig: row.sig, build: () => this.entityRowElement(kind, row) };
+    }));
   }
 
   entityRowElement(kind, row) {
     const usersList = kind === "users";
     return h("tr", { "data-key": row.name, "data-sig": row.sig },
       h("th", { scope: "row" }, this.link(usersList ? "user" : "group", row.name)),
-      h("td", null, this.constrained(row.constrained)),
-      h("td", { class: "num" }, String(row.running)),
-      h("td", null, formatResource(row.usage)),
-      usersList ? h("td", { class: "spark", "data-keep": true }) : null,
-      usersList ? h("td", null, row.groups.length
+      h("td", { "data-label": "Most constrained" }, this.constrained(row.constrained)),
+      h("td", { class: "num", "data-label": "Running" }, String(row.running)),
+      h("td", { class: "in-use", "data-label": "In use" }, formatResource(row.usage)),
+      usersList ? h("td", { class: "spark", "data-keep": true, "data-label": "Last hour" }) : null,
+      usersList ? h("td", { "data-label": "Groups" }, row.groups.length
         ? row.groups.map((name, i) => [i ? ", " : "", this.link("group", name)])
         : h("span", { class: "hint" }, "none")) : null);
   }
@@ -641,32 +645,71 @@ class Page {
 
   activity(events) {
     if (!events) return;
-    const { type = "", user = "" } = this.root.dataset;
-    const shown = [...events.values()]
-      .filter((event) => (!type || event.type === type) && (!user || event.user === user))
-      .sort((a, b) => b.seq - a.seq)
-      .slice(0, EVENTS_SHOWN);
-    reconcile(this.rows("events"), shown.map((event) => ({
-      key: String(event.seq), sig: String(event.seq), build: () => this.eventElement(event),
+    const { type = "", user = "", group = "", queue = "", reason = "", within = "" } =
+      this.root.dataset;
+    const since = within ? Date.now() / 1000 - Number(within) * 60 : null;
+    const chosen = [...events.values()]
+      .filter((event) => (!type || event.type === type) && (!user || event.user === user)
+        && (!group || event.group === group)
+        && (!queue || event.queuePath === queue || event.queuePath.startsWith(`${queue}.`))
+        && (!reason || event.reason === reason) && (since === null || event.time >= since))
+      .sort((a, b) => b.seq - a.seq);
+    const shown = eventRows(chosen);
+    reconcile(this.rows("events"), shown.map((row) => ({
+      key: String(row.oldest), sig: row.sig, build: () => this.eventElement(row),
     })));
     toggle(this.root, "[data-empty]", shown.length === 0);
   }
 
-  eventElement(event) {
-    const at = new Date(event.time * 1000);
-    return h("tr", { class: `ev ev-${event.type}`, "data-key": event.seq, "data-sig": event.seq },
-      h("td", null, h("time", { datetime: at.toISOString() }, clock(at))),
-      h("td", null, h("span", { class: "ev-kind" }, event.type),
-        event.reason ? [" ", h("span", { class: "hint" }, event.reason)] : null),
-      h("td", null, this.link("user", event.user),
-        event.group
-          ? [" ", h("span", { class: "hint" }, "as"), " ", this.link("group", event.group)]
+  eventElement(row) {
+    const at = new Date(row.ended * 1000);
+    const many = row.count > 1;
+    return h("tr", { class: `ev ev-${row.type}`, "data-key": row.oldest, "data-sig": row.sig },
+      h("td", null, h("time", { datetime: at.toISOString() }, stamp(at))),
+      h("td", null, h("span", { class: "ev-kind" }, row.type),
+        many ? [" ", h("span", { class: "ev-count" }, `×${row.count}`)] : null,
+        row.reason ? [" ", h("span", { class: "hint" }, row.reason)] : null),
+      h("td", null, this.link("user", row.user),
+        row.group
+          ? [" ", h("span", { class: "hint" }, "as"), " ", this.link("group", row.group)]
           : null),
-      h("td", null, this.link("queue", event.queuePath)),
-      h("td", null, formatResource(event.resource), " ",
-        h("span", { class: "hint" }, "· ", h("code", null, event.applicationId)),
-        event.message ? h("p", { class: "ev-message" }, event.message) : null));
+      h("td", null, this.link("queue", row.queue)),
+      h("td", null, `${many ? "in all " : ""}${formatResource(row.resource)} `,
+        h("span", { class: "hint" }, "· ", h("code", null, row.application)),
+        row.message ? h("p", { class: "ev-message" }, row.message) : null));
   }
+}
+
+// rows.event_rows: an application's events of one kind, user, group, queue and reason within
+// GROUP_SECONDS of each other make one row; at most EVENT_ROWS rows.
+function eventRows(events) {
+  const rows = [];
+  const joining = new Map();
+  for (const event of events) {
+    const key = JSON.stringify([event.type, event.applicationId, event.user, event.group,
+      event.queuePath, event.reason ?? ""]);
+    const row = joining.get(key);
+    if (row && row.started - event.time <= GROUP_SECONDS) {
+      row.count += 1;
+      row.oldest = event.seq;
+      row.started = event.time;
+      for (const [kind, value] of Object.entries(event.resource)) {
+        row.resource[kind] = amount(row.resource, kind) + value;
+      }
+      row.sig = `${row.count}:${row.newest}`;
+      continue;
+    }
+    if (rows.length === EVENT_ROWS) break;
+    const fresh = {
+      type: event.type, application: event.applicationId, user: event.user,
+      group: event.group, queue: event.queuePath, reason: event.reason ?? "",
+      message: event.message ?? "", oldest: event.seq, newest: event.seq, started: event.time,
+      ended: event.time, resource: { ...event.resource }, count: 1, sig: `1:${event.seq}`,
+    };
+    rows.push(fresh);
+    joining.set(key, fresh);
+  }
+  return rows;
 }
 
 // -- scope state: what a snapshot sets and an update changes ------------------------------------
@@ -706,12 +749,16 @@ class Live {
   constructor(page, badge) {
     this.page = page;
     this.badge = badge;
+    // The time of the last snapshot or update, shown beside the badge.
+    this.updated = h("span", { class: "live-updated hint", "data-live-updated": true });
+    badge.after(this.updated);
     this.state = new Map();
     this.seq = new Map();
     this.waiting = new Set();
     this.attempt = 0;
     this.socket = null;
     this.staleSince = null;
+    this.lastUpdate = null;
     this.timers = {};
     this.drawing = false;
   }
@@ -729,12 +776,17 @@ class Live {
     const url = `${scheme}://${location.host}/ws/usage/${encodeURIComponent(this.page.partition)}/${query}`;
     const socket = new WebSocket(url);
     this.socket = socket;
+    clearTimeout(this.timers.open);
+    this.timers.open = setTimeout(() => this.lost(socket, 0), OPEN_WAIT_MS);
     socket.addEventListener("open", () => {
+      clearTimeout(this.timers.open);
+      this.listen();
       this.waiting = new Set(this.page.scopes);
       for (const scope of this.page.scopes) this.send({ type: "subscribe", scope });
-      this.heartbeat();
     });
-    socket.addEventListener("message", (message) => this.receive(message.data));
+    socket.addEventListener("message", (message) => {
+      if (socket === this.socket) this.receive(message.data);
+    });
     socket.addEventListener("close", (event) => this.lost(socket, event.code));
   }
 
@@ -742,17 +794,15 @@ class Live {
     if (this.socket?.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify(message));
   }
 
-  heartbeat() {
-    clearInterval(this.timers.ping);
-    this.timers.ping = setInterval(() => {
-      this.send({ type: "ping" });
-      clearTimeout(this.timers.pong);
-      this.timers.pong = setTimeout(() => this.lost(this.socket, 0), PONG_WAIT_MS);
-    }, PING_MS);
+  // Anything heard proves the server alive; silence past SILENT_MS drops the socket.
+  listen() {
+    clearTimeout(this.timers.silent);
+    const socket = this.socket;
+    this.timers.silent = setTimeout(() => this.lost(socket, 0), SILENT_MS);
   }
 
   receive(text) {
-    clearTimeout(this.timers.pong); // anything heard proves the connection alive
+    this.listen();
     let message;
     try {
       message = JSON.parse(text);
@@ -767,6 +817,7 @@ class Live {
       this.state.set(scope, data);
       this.seq.set(scope, message.seq);
       this.waiting.delete(scope);
+      this.touched();
       if (this.waiting.size === 0) this.live();
       this.draw();
     } else if (type === "update") {
@@ -785,18 +836,23 @@ class Live {
       const current = this.state.get(scope);
       this.state.set(scope, own
         ? own.update(scope, current, message) : withUpdate(scope, current, changed, removed));
+      this.touched();
       this.draw();
     } else if (type === "stale") {
       // The socket is open but the server's figures stopped (its engine owner or Redis is
       // gone); it sends fresh snapshots when they are back, and those make the page live again.
       this.waiting = new Set(this.page.scopes);
       this.staleSince ??= new Date();
-      const since = clock(this.staleSince);
-      this.show("stale", `stale since ${since}`,
-        `Not live: ${message.reason || "the server's figures stopped"}. The figures are from ${since}.`);
+      this.stale(message.reason || "the server's figures stopped");
     } else if (type === "error") {
       console.warn("live usage:", message.message);
     }
+  }
+
+  touched() {
+    this.lastUpdate = new Date();
+    this.updated.textContent = `updated ${clock(this.lastUpdate)}`;
+    this.updated.title = `The figures on this page are as of ${stamp(this.lastUpdate)}.`;
   }
 
   draw() {
@@ -812,44 +868,36 @@ class Live {
   live() {
     this.attempt = 0;
     this.staleSince = null;
-    clearTimeout(this.timers.stale);
-    this.show("live", "live", "Connected: figures update as usage changes.");
+    this.show("live", "live", "Connected: figures update as usage changes; the server says it "
+      + "is there every 2 s.");
   }
 
   lost(socket, code) {
-    if (socket !== this.socket) return; // an old socket closing late
+    if (socket !== this.socket || socket === null) return; // an old socket closing late
     this.socket = null;
-    clearInterval(this.timers.ping);
-    clearTimeout(this.timers.pong);
+    clearTimeout(this.timers.silent);
+    clearTimeout(this.timers.open);
     socket.close();
     this.staleSince ??= new Date();
-    const since = clock(this.staleSince);
     const reason = GIVE_UP.get(code);
     if (reason) {
-      this.show("stale", `stale since ${since}`, `Not live: ${reason}.`);
+      this.stale(reason, { retrying: false });
       return;
     }
+    this.stale(code ? "the connection closed" : "the server stopped answering");
     const delay = Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** this.attempt);
     this.attempt += 1;
     // Jitter: a restarted server is not met by every page at the same instant.
     const wait = delay / 2 + Math.random() * (delay / 2);
-    if (Date.now() - this.staleSince.getTime() < STALE_AFTER_MS) {
-      this.show("reconnecting", "reconnecting…", `Connection lost at ${since}; reconnecting.`);
-      clearTimeout(this.timers.stale);
-      this.timers.stale = setTimeout(() => {
-        if (!this.socket || this.socket.readyState !== WebSocket.OPEN) this.stale();
-      }, STALE_AFTER_MS);
-    } else {
-      this.stale();
-    }
     clearTimeout(this.timers.retry);
     this.timers.retry = setTimeout(() => this.connect(), wait);
   }
 
-  stale() {
+  stale(why, { retrying = true } = {}) {
     const since = clock(this.staleSince);
+    const asOf = this.lastUpdate ? ` The figures are as of ${stamp(this.lastUpdate)}.` : "";
     this.show("stale", `stale since ${since}`,
-      `Connection lost at ${since}; still trying to reconnect. The figures are from then.`);
+      `Not live since ${since}: ${why}${retrying ? "; reconnecting" : ""}.${asOf}`);
   }
 
   show(state, text, title) {
@@ -859,17 +907,22 @@ class Live {
   }
 }
 
+// The server writes times in its own zone; the reader's is the one that makes sense to them.
+// A time the server wrote with its date keeps a date.
 function localTimes(root) {
   for (const time of root.querySelectorAll("time[datetime]")) {
-    time.textContent = clock(new Date(time.dateTime));
+    const at = new Date(time.dateTime);
+    time.textContent = /\d{4}-\d\d-\d\d/.test(time.textContent) ? stamp(at) : clock(at);
   }
 }
 
 // Most pages have one live part; the overview has one per partition, each with its own socket.
 for (const root of document.querySelectorAll("[data-live]")) {
   const badge = root.querySelector("[data-live-badge]");
-  if (badge && "WebSocket" in window) {
-    localTimes(root);
+  localTimes(root);
+  // A page with nothing to follow (an older page of the activity feed, an empty list) stays as
+  // the server drew it.
+  if (badge && root.dataset.scopes.trim() && "WebSocket" in window) {
     new Live(new Page(root), badge).start();
   }
 }
