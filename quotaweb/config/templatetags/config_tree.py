@@ -49,7 +49,13 @@ def _node(node: dict[str, Any], url_prefix: str, url_suffix: str) -> str:
         f'data-name="{escape(node["name"])}">'
     )
     if node["has_children"]:
-        return f'{head}<details{" open" if node["open"] else ""}><summary>{row}</summary><ul>'
+        # The toggle holds no link (a link inside a summary is a control inside a control,
+        # which screen readers announce badly); the stylesheet puts it in front of the row.
+        toggle = (
+            f'<summary><span class="visually-hidden">Queues under {escape(node["name"])}'
+            '</span></summary>'
+        )
+        return f'{head}{row}<details{" open" if node["open"] else ""}>{toggle}<ul>'
     return f"{head}{row}</li>"
 
 
