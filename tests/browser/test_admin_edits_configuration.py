@@ -92,7 +92,7 @@ def test_an_invalid_limit_shows_the_error_on_its_field_and_saves_nothing(eng):
     entry.get_by_role("button", name="Stage new entry").click()
     error = eng.locator("form[data-form=new-limit] [data-error-for=max_resources]")
     expect(error).to_be_visible()
-    expect(error).to_contain_text("go above this queue's max (memory 107.4 GB, 100 vcore)")
+    expect(error).to_contain_text("go above this queue's max (memory 100 GiB, 100 vcore)")
     expect(eng.locator("form[data-form=new-limit] [data-token=bob]")).to_be_visible()
     assert _counts() == (1, 0)
 

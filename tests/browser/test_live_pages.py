@@ -70,7 +70,7 @@ def test_a_users_page_follows_an_allocation_within_a_second(page, server, token)
     _allocate(server, token, "live-1", 2 * GiB)
     started = time.monotonic()
     eng = page.locator('tbody[data-rows="tree"] tr[data-key="root.eng"]')
-    expect(eng).to_contain_text("2.1 GB of 10.7 GB · 20 %", timeout=1000)
+    expect(eng).to_contain_text("2 GiB of 10 GiB · 20 %", timeout=1000)
     assert time.monotonic() - started < 1.0
     expect(page.locator('tbody[data-rows="apps"] tr[data-key="app-1"]')).to_contain_text("ml")
     expect(page.locator('[data-field="running"]')).to_have_text("1")

@@ -51,7 +51,7 @@ def test_the_team_link_shows_that_team_live_and_nothing_else(page, server):
 
     _allocate(server, token, "a2", "alice", ["ml"])
     eng = page.locator('tbody[data-rows="tree"] tr[data-key="root.eng"]')
-    expect(eng).to_contain_text("2.1 GB", timeout=2000)
+    expect(eng).to_contain_text("2 GiB", timeout=2000)
     _allocate(server, token, "b1", "bob", [])
     page.wait_for_timeout(600)
     assert "bob" not in page.content()
