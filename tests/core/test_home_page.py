@@ -48,6 +48,9 @@ def test_home_page_draws_the_queue_tree(viewer_client, gateway):
         assert f'data-queue="{path}"' in html
     # Limits in human units (binary bytes, cores): research has 2Ti of memory and 512 vcore.
     assert "max memory 2 TiB, nvidia.com/gpu 32, 512 vcore" in html
+    # The exact values on hover.
+    raw = f"memory {2 * 2**40} bytes, nvidia.com/gpu 32, vcore 512000 millicores"
+    assert f'title="maximum: {raw}"' in html
 
 
 def test_home_page_shows_usage(viewer_client, gateway):
@@ -62,7 +65,10 @@ def test_home_page_shows_usage(viewer_client, gateway):
     assert decision.allowed
 
     html = viewer_client.get("/").content.decode()
-    assert "using memory 1 GiB, 1.5 vcore · 1 running" in html
+    assert (
+        f'using <span title="memory {2**30} bytes, vcore 1500 millicores">memory 1 GiB, 1.5 vcore'
+        "</span> · 1 running"
+    ) in html
 
 
 def test_stylesheet_is_served(client):
