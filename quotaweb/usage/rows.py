@@ -238,10 +238,10 @@ class OverRow:
     @property
     def bars(self) -> tuple[Bar, ...]:
         """Usage against each limited resource (and applications) of the limit at the queue."""
-        bars = [Bar(kind, self.usage.get(kind, 0), cap, self.queue)
+        bars = [Bar(kind, self.usage.get(kind, 0), cap, self.queue, cap)
                 for kind, cap in sorted((self.limit or {}).items())]
         if self.max_apps:
-            bars.append(Bar(APPLICATIONS, self.running, self.max_apps, self.queue))
+            bars.append(Bar(APPLICATIONS, self.running, self.max_apps, self.queue, self.max_apps))
         return tuple(bars)
 
     @property

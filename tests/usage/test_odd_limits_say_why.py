@@ -27,7 +27,9 @@ OVERVIEW = reverse("usage:overview", args=["default"])
 NODE_SCRIPT = r"""
 const fs = require("fs");
 const vm = require("vm");
-const context = { document: { querySelector: () => null }, window: {}, console };
+const context = {
+  document: { querySelector: () => null, querySelectorAll: () => [] }, window: {}, console,
+};
 const api = vm.runInNewContext(fs.readFileSync(process.argv[1], "utf8") + `
 ;({ treeRow, levelsOf, walk, queueLevel, barText, barTitle })`, context);
 const levels = api.levelsOf(api.walk(JSON.parse(fs.readFileSync(0, "utf8"))), api.queueLevel);
@@ -85,6 +87,17 @@ def test_a_parents_cap_shared_with_other_queues_says_how_much_is_used_elsewhere(
     assert tree_row(alone, "root.research.nlp").apps.text == (
         "1 of 80 · 1 % · capped by root.research"
     )
+
+
+def test_the_over_limit_list_says_a_limit_of_nothing_is_not_allowed():
+    from datetime import UTC, datetime
+
+    from quotaweb.usage.rows import OverRow
+
+    now = datetime.now(UTC)
+    over = OverRow("user", "nia", "root.research.nlp", now, now, {"nvidia.com/gpu": 1},
+                   {"nvidia.com/gpu": 0}, 1, 0)
+    assert [bar.text for bar in over.bars] == [f"{NOT_ALLOWED} · 1 in use"]
 
 
 @pytest.fixture
