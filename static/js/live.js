@@ -89,6 +89,12 @@ function formatResource(resource) {
   }).join(", ");
 }
 
+// The exact values behind formatResource, for hover (trackers.resources.format_resource_raw).
+function formatResourceRaw(resource) {
+  return Object.keys(resource).sort()
+    .map((kind) => `${kind} ${resource[kind]}${unit(kind)}`).join(", ");
+}
+
 function quantity(kind, value) {
   return kind === APPLICATIONS ? String(value) : formatQuantity(kind, value);
 }
@@ -396,6 +402,13 @@ function flash(element) {
   element.classList.add("changed");
 }
 
+// The usage field in binary units, with the exact values on hover as the server draws them.
+function replaceUsage(root, usage) {
+  replaceField(root, "usage", formatResource(usage));
+  const field = root.querySelector('[data-field="usage"]');
+  if (field) field.title = formatResourceRaw(usage);
+}
+
 function replaceField(root, name, ...content) {
   const field = root.querySelector(`[data-field="${name}"]`);
   if (!field) return;
@@ -491,7 +504,7 @@ class Page {
     const root = levels.get("root");
     if (!root) return;
     replaceField(this.root, "running", String(root.running));
-    replaceField(this.root, "usage", formatResource(root.usage));
+    replaceUsage(this.root, root.usage);
     toggle(this.root, "[data-idle]", Object.keys(root.usage).length === 0 && root.running === 0);
   }
 
@@ -532,7 +545,7 @@ class Page {
     reconcile(this.rows("tree"), this.treeRows(levels));
     const root = levels.get("root");
     replaceField(this.root, "running", String(root.running));
-    replaceField(this.root, "usage", formatResource(root.usage));
+    replaceUsage(this.root, root.usage);
     replaceField(this.root, "constrained", this.constrained(mostConstrained(ordered(levels))));
     const apps = appQueues(levels);
     reconcile(this.rows("apps"), apps.map(([app, queue]) => {
@@ -654,10 +667,18 @@ class Page {
         && (!queue || event.queuePath === queue || event.queuePath.startsWith(`${queue}.`))
         && (!reason || event.reason === reason) && (since === null || event.time >= since))
       .sort((a, b) => b.seq - a.seq);
-    const shown = eventRows(chosen);
-    reconcile(this.rows("events"), shown.map((row) => ({
+    const fresh = eventRows(chosen).map((row) => ({
       key: String(row.oldest), sig: row.sig, build: () => this.eventElement(row),
-    })));
+    }));
+    // The socket knows only the newest events; rows the server drew from before them stay,
+    // below the fresh ones, up to a page.
+    let known = Infinity;
+    for (const seq of events.keys()) known = Math.min(known, seq);
+    const tbody = this.rows("events");
+    const older = [...tbody.rows].filter((tr) => Number(tr.dataset.key) < known)
+      .map((tr) => ({ key: tr.dataset.key, sig: tr.dataset.sig, build: () => tr }));
+    const shown = [...fresh, ...older].slice(0, EVENT_ROWS);
+    reconcile(tbody, shown);
     toggle(this.root, "[data-empty]", shown.length === 0);
   }
 

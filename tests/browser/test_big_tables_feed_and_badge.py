@@ -125,6 +125,27 @@ def test_the_feed_groups_an_applications_allocations_as_they_come(page, server, 
     expect(page.locator("[data-empty]")).to_be_visible()
 
 
+def test_the_feed_keeps_rows_older_than_what_the_socket_sends(page, server, token):
+    """The socket's snapshot holds the newest 200 events; a filtered page's older rows stay."""
+    operations = [
+        {"op": "allocate", "allocationKey": "early-1", "applicationId": "early-app",
+         "queuePath": "root.ops", "user": "early-user", "groups": [], "resource": {"memory": 1}},
+        *({"op": "allocate", "allocationKey": f"noise-{n}", "applicationId": f"noise-{n}",
+           "queuePath": "root.ops", "user": "noise-user", "groups": [], "resource": {"memory": 1}}
+          for n in range(250)),
+    ]
+    status, answer = server.request("POST", BATCH.format(partition="default"),
+                                    {"operations": operations}, token)
+    assert status == 200, answer
+    _log_in(page, server, "/usage/default/activity/?user=early-user")
+    expect(_badge(page)).to_have_text("live")
+    page.wait_for_timeout(500)  # the first snapshot drawn
+    rows = page.locator('tbody[data-rows="events"] tr')
+    expect(rows).to_have_count(1)
+    expect(rows.first).to_contain_text("early-app")
+    expect(page.locator("[data-empty]")).to_be_hidden()
+
+
 def test_the_users_table_fits_a_wide_screen(browser, server, crowd):
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     page = context.new_page()
