@@ -29,8 +29,8 @@ const vm = require("vm");
 const document = { querySelector: () => null, querySelectorAll: () => [] };
 const context = { document, window: {}, console };
 const api = vm.runInNewContext(fs.readFileSync(process.argv[1], "utf8") + `
-;({ formatQuantity, formatResource, treeRow, entityRow, levelsOf, walk, entityLevel,
-    queueLevel, barText, barTitle, bySegments })`, context);
+;({ formatQuantity, formatResource, formatResourceRaw, treeRow, entityRow, levelsOf, walk,
+    entityLevel, queueLevel, barText, barTitle, bySegments })`, context);
 const input = JSON.parse(fs.readFileSync(0, "utf8"));
 const bars = (row) => [...row.bars, row.apps];
 const tree = (levels) => [...levels.keys()].sort(api.bySegments).map((path) => {
@@ -59,6 +59,7 @@ process.stdout.write(JSON.stringify({
   queueGroups: using(input.groups, "groupName", "root.eng"),
   quantities: input.quantities.map(([kind, value]) => api.formatQuantity(kind, value)),
   usage: input.users.map((obj) => api.formatResource(api.walk(obj.queues)[0].resourceUsage ?? {})),
+  raw: input.users.map((obj) => api.formatResourceRaw(api.walk(obj.queues)[0].resourceUsage ?? {})),
 }));
 """
 
@@ -143,10 +144,14 @@ def test_the_script_draws_what_the_server_drew(viewer_client, node, data):
 
 
 def test_human_units_match_the_trackers_formatting(node, data):
-    from trackers.resources import format_quantity, format_resource
+    from trackers.resources import format_quantity, format_resource, format_resource_raw
 
     live = _from_node(node, data)
     assert live["quantities"] == [format_quantity(kind, value) for kind, value in QUANTITIES]
     assert live["usage"] == [
         format_resource(user["queues"].get("resourceUsage", {})) for user in data["users"]
     ]
+    assert live["raw"] == [
+        format_resource_raw(user["queues"].get("resourceUsage", {})) for user in data["users"]
+    ]
+    assert any("bytes" in raw for raw in live["raw"])
