@@ -76,6 +76,9 @@ class Chart:
     latest: str
     peak: str
     summary: str
+    # The limit the configuration sets on what the chart shows, as a line across it.
+    limit_at: str = ""
+    limit_text: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,22 +90,27 @@ class TableRow:
 
 
 def trend_charts(
-    samples: Sequence[Mapping[str, Any]], *, now: datetime, every: int
+    samples: Sequence[Mapping[str, Any]], *, now: datetime, every: int,
+    limits: Mapping[str, int] | None = None,
 ) -> dict[str, Any]:
     """The trend page's drawing of ``samples`` (oldest first, at least one) up to ``now``, taken
-    every ``every`` seconds: ``charts``, the table (``table_span``, ``table_rows``), the span
-    drawn (``start``, ``end``), the samples' ``first`` and ``last``, and whether there are
-    ``gaps``."""
+    every ``every`` seconds, with a line at each of ``limits`` (by resource, or
+    ``APPLICATIONS``): ``charts``, the table (``table_span``, ``table_rows``), the span drawn
+    (``start``, ``end``), the samples' ``first`` and ``last``, and whether there are ``gaps``."""
     gap = gap_seconds([sample["at"].timestamp() for sample in samples], every)
     end = max(now, samples[-1]["at"])
     start = min(samples[0]["at"], end - timedelta(seconds=10 * every))
     width = max(every, (end - start).total_seconds() / CHART_POINTS)
     runs = _buckets(samples, width, gap)
+    limits = limits or {}
     kinds = [*sorted({kind for sample in samples for kind in sample["resource"]}), APPLICATIONS]
     x_ticks = _time_ticks(start, end)
     table_span, table_rows = _table(samples, kinds, every, gap)
     return {
-        "charts": [_chart(kind, runs, start, end, x_ticks, every, samples[-1]) for kind in kinds],
+        "charts": [
+            _chart(kind, runs, start, end, x_ticks, every, samples[-1], limits.get(kind))
+            for kind in kinds
+        ],
         "table_span": table_span, "table_rows": table_rows,
         "first": samples[0]["at"], "last": samples[-1]["at"], "start": start, "end": end,
         "gaps": len(runs) > 1,
@@ -184,14 +192,16 @@ def _time_ticks(start: datetime, end: datetime) -> tuple[Tick, ...]:
 
 
 def _chart(kind: str, runs: list[list[_Bucket]], start: datetime, end: datetime,
-           x_ticks: tuple[Tick, ...], every: int, latest: Mapping[str, Any]) -> Chart:
+           x_ticks: tuple[Tick, ...], every: int, latest: Mapping[str, Any],
+           limit: int | None) -> Chart:
     span = (end - start).total_seconds()
     label = "running applications" if kind == APPLICATIONS else kind
     buckets = [bucket for run in runs for bucket in run]
     peak_bucket = max(buckets, key=lambda bucket: bucket.value(kind))
     peak = peak_bucket.value(kind)
-    step = _nice_step(kind, peak)
-    top = max(step, -(-peak // step) * step)
+    # The scale reaches the limit too, so its line is always in the drawing.
+    step = _nice_step(kind, max(peak, limit or 0))
+    top = max(step, -(-max(peak, limit or 0) // step) * step)
 
     def x(at: datetime) -> float:
         return min(CHART_WIDTH, (at - start).total_seconds() / span * CHART_WIDTH)
@@ -229,12 +239,15 @@ def _chart(kind: str, runs: list[list[_Bucket]], start: datetime, end: datetime,
     latest_value = latest["running"] if kind == APPLICATIONS else latest["resource"].get(kind, 0)
     latest_text = f"{quantity_text(kind, latest_value)} at {clock_text(latest['at'])}"
     peak_text = f"{quantity_text(kind, peak)} at {clock_text(peak_bucket.first, with_day=True)}"
+    limit_text = "" if limit is None else f"limit {quantity_text(kind, limit)}"
     summary = (
         f"{label} from {clock_text(start, with_day=True)} to {clock_text(end, with_day=True)}: "
-        f"peak {peak_text}, latest sample {latest_text}. The table of the figures follows."
+        f"peak {peak_text}, latest sample {latest_text}"
+        f"{f', {limit_text}' if limit_text else ''}. The table of the figures follows."
     )
     return Chart(kind, label, "".join(line), "".join(area), y_ticks, x_ticks, tuple(hits),
-                 latest_text, peak_text, summary)
+                 latest_text, peak_text, summary,
+                 "" if limit is None else f"{y(limit):.1f}", limit_text)
 
 
 def _table(samples: Sequence[Mapping[str, Any]], kinds: Sequence[str], every: int,

@@ -32,6 +32,7 @@ from quotaweb.usage import sparks
 from quotaweb.usage.charts import CHART_GEOMETRY, trend_charts
 from quotaweb.usage.fit import user_fit_check
 from quotaweb.usage.limits import (
+    APPLICATIONS,
     ancestors,
     entity_level,
     in_tree_order,
@@ -444,8 +445,33 @@ def trend_detail(
         **sampling_state(now),
     )
     if samples:
-        context.update(trend_charts(samples, now=now, every=sample_seconds()))
+        context.update(trend_charts(
+            samples, now=now, every=sample_seconds(),
+            limits=_trend_limits(gateway, partition=partition, kind=kind, name=name),
+        ))
     return context
+
+
+def _trend_limits(gateway: Gateway, *, partition: str, kind: str, name: str) -> dict[str, int]:
+    """The limits the configuration sets now on what a trend shows (a user's or group's root,
+    or the queue), by resource and ``APPLICATIONS``; none for what is no longer known."""
+    if kind == "queue":
+        levels = tree_levels(partition_queues(partition=partition), queue_level)
+        path = name
+    else:
+        if kind == "user":
+            obj = gateway.user_usage(partition, name) if is_user_name(name) else None
+        else:
+            obj = gateway.group_usage(partition, name)
+        levels = tree_levels(obj["queues"], entity_level) if obj else {}
+        path = "root"
+    level = levels.get(path)
+    if level is None:
+        return {}
+    limits = dict(level.cap or {})
+    if level.max_apps:
+        limits[APPLICATIONS] = level.max_apps
+    return limits
 
 
 def trend_csv(

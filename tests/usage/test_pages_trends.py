@@ -84,15 +84,19 @@ def test_a_chart_per_resource_and_one_of_running_applications(viewer_client, sam
 def test_the_axes_are_in_human_units_and_times(viewer_client, sampled):
     html = _get(viewer_client, ALICE)
     memory = html.split('data-chart="memory"', 1)[1].split("</figure>", 1)[0]
-    # 10 GiB at most: round steps of 5 GiB (binary, as the labels read), the raw value on hover.
+    # 10 GiB at most under a 20 GiB limit (the scale reaches the limit's line): round steps of
+    # 5 GiB (binary, as the labels read), the raw value on hover.
     y_labels = re.findall(r'<g class="chart-y">(.*?)</g>', memory)[0]
-    assert re.findall(r"</title>([^<]*)</text>", y_labels) == ["0 B", "5 GiB", "10 GiB"]
+    assert re.findall(r"</title>([^<]*)</text>", y_labels) == [
+        "0 B", "5 GiB", "10 GiB", "15 GiB", "20 GiB",
+    ]
     assert f"<title>{5 * GiB} bytes</title>5 GiB" in y_labels
     x_labels = re.findall(r"</title>(\d\d:\d\d)</text>", memory.split('class="chart-x"', 1)[1])
     assert x_labels, "no time on the x axis"
     apps = html.split('data-chart="applications"', 1)[1].split("</figure>", 1)[0]
+    # 2 running under a limit of 5: steps of 2 up to the first past the limit.
     assert re.findall(r"</title>([^<]*)</text>", apps.split('class="chart-y"', 1)[1]) == [
-        "0", "1", "2",
+        "0", "2", "4", "6",
     ]
 
 
