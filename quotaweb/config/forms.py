@@ -475,6 +475,26 @@ def place_errors(
     ]
 
 
+def place_draft_errors(
+    errors: Iterable[Mapping[str, str]],
+    *,
+    queue_path: str,
+    queue_form: forms.Form,
+    limit_forms: Mapping[int, forms.Form],
+) -> list[dict[str, str]]:
+    """``place_errors`` for the problems a staged draft has now, on the queue page's forms as
+    they are first shown: the queue form and every limit entry's. The rest is returned."""
+    for form in (queue_form, *limit_forms.values()):
+        if not form.is_bound:
+            # Django keeps errors of an unbound form only after a clean that found no data.
+            form.full_clean()
+            form.cleaned_data = {}
+    rest = place_errors(errors, queue_path=queue_path, queue_form=queue_form)
+    for index, form in limit_forms.items():
+        rest = place_errors(rest, queue_path=queue_path, limit_form=form, limit_index=index)
+    return rest
+
+
 def _place(
     error: Mapping[str, str], *, queue_path: str, queue_form: forms.Form | None,
     limit_form: forms.Form | None, limit_index: int | None,

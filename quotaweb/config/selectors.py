@@ -205,6 +205,24 @@ def error_text(error: dict[str, str]) -> str:
     return f"{error.get('detail') or error['message']} (rule {error['code']})"
 
 
+_PARTITION_INDEX = re.compile(r"^partitions\[(\d+)\]")
+
+
+def config_problems(
+    *, model: Config | None, errors: list[dict[str, str]]
+) -> list[dict[str, str]]:
+    """Each problem of a configuration with its words (``text``) and the partition of the queue
+    it concerns (``partition``, empty when the problem is not about a queue), for links."""
+    names = [partition.name for partition in model.partitions] if model is not None else []
+    out = []
+    for error in errors:
+        found = _PARTITION_INDEX.match(error.get("field", ""))
+        index = int(found.group(1)) if found else None
+        partition = names[index] if index is not None and index < len(names) else ""
+        out.append({**error, "text": error_text(error), "partition": partition})
+    return out
+
+
 def queue_tail(field: str) -> str:
     """A key path below its queue: ``partitions[0].queues[2].limits[1].users`` gives
     ``limits[1].users``."""
@@ -539,11 +557,12 @@ def _compact(value: Any) -> str:
 
 
 def config_preview(
-    *, candidate: Config, yaml_text: str, old_text: str | None = None
+    *, candidate: Config, yaml_text: str, old_text: str | None = None, impact: bool = True
 ) -> dict[str, Any]:
     """What applying ``candidate`` would change, against the active version: the structured
     changes, the YAML diff (against ``old_text``, by default the active version's text) and the
-    impact (users and groups whose current usage sits above a new limit)."""
+    impact (users and groups whose current usage sits above a new limit; left out with
+    ``impact=False``, for a draft with problems, whose limits the engines could not compile)."""
     current = active_version()
     old_model = version_model(current) if current is not None else Config()
     if old_text is None:
@@ -553,7 +572,9 @@ def config_preview(
         old_text.splitlines(keepends=True), yaml_text.splitlines(keepends=True),
         fromfile=label, tofile="candidate",
     )
-    impact = [_impact_view(item) for item in config_impact(candidate=candidate)]
+    impact = (
+        [_impact_view(item) for item in config_impact(candidate=candidate)] if impact else []
+    )
     return {
         "active": current.number if current is not None else None,
         "changes": [_change_view(c) for c in config_changes(old=old_model, new=candidate)],

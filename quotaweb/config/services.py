@@ -58,6 +58,7 @@ from quotaweb.config.selectors import (
 )
 from quotaweb.engine.gateway import engines_get, engines_loaded
 from trackers import ConfigError, parse_config, parse_document
+from trackers.config import read_config, write_yaml
 from trackers.config.model import Config
 from trackers.config.model import Partition as PartitionModel
 from trackers.config.model import Queue as QueueModel
@@ -174,34 +175,64 @@ def config_edit(
 
 def config_candidate(*, edits: Sequence[Edit]) -> tuple[Config, str]:
     """The active configuration with ``edits`` made: its validated model and its YAML; nothing
-    is stored.
+    is stored. ``ConfigRejected`` with every problem when it is not valid."""
+    state = config_state(edits=edits)
+    if state.errors or state.model is None:
+        raise ConfigRejected(state.errors)
+    model_remember(text_key(state.yaml_text), state.model)
+    return state.model, state.yaml_text
+
+
+@dataclasses.dataclass(frozen=True)
+class Candidate:
+    """A configuration with edits made, valid or not: its YAML, its model (None only when the
+    document cannot be built at all) and every problem it has (``[]`` when valid)."""
+
+    yaml_text: str
+    model: Config | None
+    errors: list[dict[str, str]]
+    # Made in the admin's own document (so its YAML diffs against the active version's text).
+    roundtrip: bool
+
+
+def config_state(*, edits: Sequence[Edit]) -> Candidate:
+    """The active configuration with ``edits`` made, judged but never refused: a draft may pass
+    through invalid states. ``edits.NotFound``/``edits.EditRefused`` when an edit cannot be made.
 
     The edits are made in the admin's own document, read round-trip, so the YAML differs from
     the active version only where they change something. A document edits cannot address as
-    written (an implicit root, anchors) is made afresh from the model, ``dump_config``'s way.
+    written (an implicit root, anchors, a large generated one) is made afresh from the model,
+    ``dump_config``'s way.
     """
     current = active_version()
     editable = document_read(current.yaml) if current is not None else None
-    try:
-        if editable is not None:
-            for edit in edits:
-                edit(editable.document)
-            yaml_text = editable.text()
-            candidate = parse_config(yaml_text, elastic=elastic_partitions())
-        else:
-            # The rows hold exactly the active version, so its model gives the same document.
-            document = (
-                config_document(version_model(current)) if current is not None
-                else {"partitions": []}
-            )
-            for edit in edits:
-                edit(document)
-            candidate, yaml_text = parse_document(document, elastic=elastic_partitions())
-    except ConfigError as exc:
-        raise ConfigRejected(exc.errors) from None
-    candidate = _usable(candidate)
-    model_remember(text_key(yaml_text), candidate)
-    return candidate, yaml_text
+    if editable is not None:
+        for edit in edits:
+            edit(editable.document)
+        yaml_text = editable.text()
+        model, errors = read_config(yaml_text, elastic=elastic_partitions())
+    else:
+        # The rows hold exactly the active version, so its model gives the same document.
+        document = (
+            config_document(version_model(current)) if current is not None
+            else {"partitions": []}
+        )
+        for edit in edits:
+            edit(document)
+        try:
+            model, yaml_text = parse_document(document, elastic=elastic_partitions())
+            errors = []
+        except ConfigError:
+            yaml_text = write_yaml(document)
+            model, errors = read_config(yaml_text, elastic=elastic_partitions())
+    if model is not None and not errors:
+        try:
+            model = _usable(model)
+        except ConfigRejected as rejected:
+            errors = rejected.errors
+    return Candidate(
+        yaml_text=yaml_text, model=model, errors=errors, roundtrip=editable is not None
+    )
 
 
 def _config_store(
@@ -591,14 +622,14 @@ ERR_UNSTAGE_BREAKS = (
 )
 ERR_NO_CHANGE = "no staged change at position {position}"
 
-# (active checksum, records) -> (candidate, yaml): a page of a draft's queue would otherwise
-# replay and validate the whole draft again on every request.
-_CANDIDATES: dict[tuple[str, str, tuple[str, ...]], tuple[Config, str]] = {}
+# (active checksum, records) -> the draft's candidate: a page of a draft's queue would otherwise
+# replay and judge the whole draft again on every request.
+_CANDIDATES: dict[tuple[str, str, tuple[str, ...]], Candidate] = {}
 _CANDIDATES_KEPT = 8
 
 
-def draft_candidate(*, records: Sequence[edits.Record]) -> tuple[Config, str]:
-    """``config_candidate`` for a draft's records, remembered per active version and records."""
+def draft_state(*, records: Sequence[edits.Record]) -> Candidate:
+    """``config_state`` for a draft's records, remembered per active version and records."""
     current = active_version()
     key = (
         current.checksum if current else "", json.dumps(list(records), sort_keys=True),
@@ -606,42 +637,55 @@ def draft_candidate(*, records: Sequence[edits.Record]) -> tuple[Config, str]:
     )
     found = _CANDIDATES.get(key)
     if found is None:
-        found = config_candidate(edits=[edits.edit_from_record(record) for record in records])
+        found = config_state(edits=[edits.edit_from_record(record) for record in records])
         while len(_CANDIDATES) >= _CANDIDATES_KEPT:
             del _CANDIDATES[next(iter(_CANDIDATES))]
         _CANDIDATES[key] = found
     return found
 
 
-def draft_stage(*, author: AbstractBaseUser, record: edits.Record) -> Draft:
-    """Add one edit to the author's draft, after checking the draft with it is still valid.
+def draft_candidate(*, records: Sequence[edits.Record]) -> tuple[Config, str]:
+    """The draft's valid model and YAML; ``ConfigRejected`` while it has problems."""
+    state = draft_state(records=records)
+    if state.errors or state.model is None:
+        raise ConfigRejected(state.errors)
+    model_remember(text_key(state.yaml_text), state.model)
+    return state.model, state.yaml_text
 
-    ``ConfigRejected`` (with every error of the whole candidate), ``edits.NotFound`` or
-    ``edits.EditRefused``: the draft is left as it was.
+
+def draft_stage(*, author: AbstractBaseUser, record: edits.Record) -> Candidate:
+    """Add one edit to the author's draft, even when the draft is invalid with it (a parent's
+    limit may be tightened before its children are): the draft's candidate with its problems
+    is answered, and the draft is applied only once it has none.
+
+    ``edits.NotFound`` or ``edits.EditRefused`` (an edit no document can express): the draft
+    is left as it was.
     """
     with transaction.atomic():
         draft = Draft.objects.select_for_update().filter(author=author).first()
         records = [*(draft.edits if draft else []), record]
-        draft_candidate(records=records)
+        state = draft_state(records=records)
         if draft is None:
-            return Draft.objects.create(
+            Draft.objects.create(
                 author=author, base_version=active_version_number(), edits=records
             )
-        draft.edits = records
-        draft.save(update_fields=["edits", "updated"])
-        return draft
+        else:
+            draft.edits = records
+            draft.save(update_fields=["edits", "updated"])
+        return state
 
 
 def draft_check(*, author: AbstractBaseUser, record: edits.Record) -> None:
-    """What ``draft_stage`` would answer for ``record``, without staging it (checks while the
-    admin types)."""
+    """What the draft with ``record`` would be, without staging it (checks while the admin
+    types): ``ConfigRejected`` with its problems when it would have any."""
     records = Draft.objects.filter(author=author).values_list("edits", flat=True).first() or []
     draft_candidate(records=[*records, record])
 
 
 def draft_unstage(*, author: AbstractBaseUser, position: int) -> Draft | None:
     """Remove staged change ``position`` (1-based); the draft goes when it is empty.
-    ``ConfigRejected`` when the changes after it need it (nothing is removed then)."""
+    ``edits.EditRefused`` when the changes after it cannot be made without it (nothing is
+    removed then); a draft left invalid is kept, like any draft in progress."""
     with transaction.atomic():
         draft = Draft.objects.select_for_update().filter(author=author).first()
         if draft is None or not 1 <= position <= len(draft.edits):
@@ -651,7 +695,7 @@ def draft_unstage(*, author: AbstractBaseUser, position: int) -> Draft | None:
             draft.delete()
             return None
         try:
-            draft_candidate(records=records)
+            draft_state(records=records)
         except (edits.NotFound, edits.EditRefused) as error:
             raise edits.EditRefused(
                 ERR_UNSTAGE_BREAKS.format(position=position, reason=error)
@@ -667,10 +711,11 @@ def draft_discard(*, author: AbstractBaseUser) -> None:
 
 def draft_rebase(*, author: AbstractBaseUser) -> Draft:
     """Start the draft again from the active version (after a conflict): its edits are replayed
-    on it and must still be valid (``ConfigRejected`` otherwise, and the draft is unchanged)."""
+    on it and must still be possible (``edits.NotFound``/``edits.EditRefused`` otherwise, and
+    the draft is unchanged); problems they leave are shown like any draft's."""
     with transaction.atomic():
         draft = Draft.objects.select_for_update().get(author=author)
-        draft_candidate(records=draft.edits)
+        draft_state(records=draft.edits)
         draft.base_version = active_version_number()
         draft.save(update_fields=["base_version", "updated"])
         return draft

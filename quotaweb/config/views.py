@@ -16,6 +16,7 @@ from typing import Any
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_safe
 
@@ -38,6 +39,11 @@ ROLLED_BACK = "Rolled back: version {new} has the content of version {number}."
 DISCARDED = "Your draft was discarded; nothing was applied."
 REBASED = "Your draft now starts from the active version; review it again before applying."
 UNSTAGED = "The change was removed from your draft."
+DRAFT_HAS_PROBLEMS = (
+    "Your draft has {count} problem{plural} now; it is kept, and can be applied once they are "
+    "fixed (edit the queues they name, in any order)."
+)
+DRAFT_PROBLEMS_HEADING = "Your draft has {count} problem{plural} to fix before it can be applied"
 DRAFT_INVALID = (
     "Your draft no longer applies to the active configuration ({error}); review it on the "
     "draft page."
@@ -76,10 +82,11 @@ def queue(request: HttpRequest, partition: str, queue_path: str) -> HttpResponse
     """GET: the queue as the reader sees it (an admin with a draft sees the draft's values).
     POST (admins): one edit, staged into the admin's draft; ``action`` says which."""
     try:
-        config = _config_for(request)
+        config, draft_errors = _config_for(request)
         context = selectors.queue_detail(
             config=config, partition=partition, queue_path=queue_path
         )
+        context["draft_errors"] = selectors.config_problems(model=config, errors=draft_errors)
     except selectors.ConfigNotFound as error:
         return _not_found(request, str(error))
     except DRAFT_BROKEN as error:
@@ -95,13 +102,17 @@ def queue(request: HttpRequest, partition: str, queue_path: str) -> HttpResponse
     return handler(request, context)
 
 
-def _config_for(request: HttpRequest) -> Config:
-    """The model a page shows: the admin's draft when they have one, else the active version."""
+def _config_for(request: HttpRequest) -> tuple[Config, list[dict[str, str]]]:
+    """The model a page shows and the problems it has now: the admin's draft when they have one
+    (valid or not), else the active version."""
     records = selectors.draft_records(author=request.user) if can_edit(request) else []
     if records:
-        return services.draft_candidate(records=records)[0]
+        state = services.draft_state(records=records)
+        if state.model is None:
+            raise services.ConfigRejected(state.errors)
+        return state.model, state.errors
     current = selectors.active_version()
-    return selectors.version_model(current) if current else Config()
+    return (selectors.version_model(current) if current else Config()), []
 
 
 def _checking(request: HttpRequest) -> bool:
@@ -151,8 +162,39 @@ def _queue_page(
                 prefix=f"limit-{item['index']}",
             )
         context["open_form"] = next(iter(bound), None)
+        if not bound and problems is None and context["draft_errors"]:
+            _show_draft_errors(context)
     context["problems"] = problems or []
     return render(request, "config/queue.html", context, status=status)
+
+
+def _show_draft_errors(context: dict[str, Any]) -> None:
+    """The draft's current problems on this queue's fields; those about other queues listed
+    with links to them, under a heading that says the draft is kept."""
+    errors = context["draft_errors"]
+    rest = forms.place_draft_errors(
+        errors, queue_path=context["queue"].path, queue_form=context["queue_form"],
+        limit_forms={item["index"]: item["form"] for item in context["limits"]},
+    )
+    context["draft_problems"] = rest
+    # The first editor that has a problem is opened, as a refused form used to be.
+    with_errors = [
+        key for key, form in (
+            ("queue", context["queue_form"]),
+            *((item["form"].prefix, item["form"]) for item in context["limits"]),
+        ) if form.errors
+    ]
+    context["open_form"] = context["open_form"] or next(iter(with_errors), None)
+    context["draft_problems_heading"] = DRAFT_PROBLEMS_HEADING.format(
+        count=len(errors), plural=pluralize(len(errors))
+    )
+
+
+def _staged(request: HttpRequest, record: dict, state: services.Candidate) -> None:
+    messages.success(request, STAGED.format(label=edits.record_label(record)))
+    if state.errors:
+        count = len(state.errors)
+        messages.warning(request, DRAFT_HAS_PROBLEMS.format(count=count, plural=pluralize(count)))
 
 
 def _stage(
@@ -160,13 +202,14 @@ def _stage(
     form_key: str, form: forms.Form, queue_path: str | None = None,
     limit_index: int | None = None,
 ) -> HttpResponse:
-    """Stage one edit record; on success go to ``done``, else show the page again with every
-    error of the candidate on its field (or listed) and nothing staged."""
+    """Stage one edit record, even one that leaves the draft invalid, and go to ``done`` (whose
+    page shows the draft's problems on their fields). A check while typing answers the
+    candidate's problems instead; an edit that cannot be made shows the page again."""
     try:
         if _checking(request):
             services.draft_check(author=request.user, record=record)
             return _check_answer()
-        services.draft_stage(author=request.user, record=record)
+        state = services.draft_stage(author=request.user, record=record)
     except services.ConfigRejected as rejected:
         is_queue_form = isinstance(form, forms.QueueForm)
         problems = forms.place_errors(
@@ -180,7 +223,7 @@ def _stage(
     except (edits.NotFound, edits.EditRefused) as error:
         form.add_error(None, str(error))
         return _queue_page(request, context, status=400, bound={form_key: form})
-    messages.success(request, STAGED.format(label=edits.record_label(record)))
+    _staged(request, record, state)
     return redirect(done)
 
 
@@ -239,10 +282,10 @@ def _stage_formless(
     """Stage an edit that has no form (a button): errors are listed at the top of the page."""
     try:
         record = edits.edit_record(kind, **args)
-        services.draft_stage(author=request.user, record=record)
-    except (services.ConfigRejected, edits.NotFound, edits.EditRefused) as error:
+        state = services.draft_stage(author=request.user, record=record)
+    except (edits.NotFound, edits.EditRefused) as error:
         return _queue_page(request, context, status=400, problems=_problems_of(error))
-    messages.success(request, STAGED.format(label=edits.record_label(record)))
+    _staged(request, record, state)
     return redirect(done)
 
 
@@ -396,15 +439,28 @@ def _draft_context(request: HttpRequest) -> dict[str, Any]:
         "active": selectors.active_version_number(),
     }
     try:
-        candidate, yaml_text = services.draft_candidate(records=found.edits)
-    except DRAFT_BROKEN as error:
+        state = services.draft_state(records=found.edits)
+    except (edits.NotFound, edits.EditRefused) as error:
         out["broken"] = _problems_of(error)
         return out
+    if state.model is None:
+        out["broken"] = _problems_of(services.ConfigRejected(state.errors))
+        return out
     current = selectors.active_version()
-    old = selectors.canonical_text(selectors.version_model(current)) if current else ""
-    out["preview"] = selectors.config_preview(
-        candidate=candidate, yaml_text=yaml_text, old_text=old
+    # A draft made in the admin's own document is compared with it; one made afresh from the
+    # model, with the active model written the same way.
+    old = (
+        "" if current is None else current.yaml if state.roundtrip
+        else selectors.canonical_text(selectors.version_model(current))
     )
+    out["preview"] = selectors.config_preview(
+        candidate=state.model, yaml_text=state.yaml_text, old_text=old, impact=not state.errors
+    )
+    if state.errors:
+        out["draft_problems"] = selectors.config_problems(model=state.model, errors=state.errors)
+        out["draft_problems_heading"] = DRAFT_PROBLEMS_HEADING.format(
+            count=len(state.errors), plural=pluralize(len(state.errors))
+        )
     if found.base_version != out["active"]:
         out["moved"] = selectors.config_moved(base=found.base_version)
     return out

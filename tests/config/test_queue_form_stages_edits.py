@@ -1,5 +1,6 @@
-"""The queue form: an admin's edits are checked against the whole hierarchy and staged in their
-draft (not applied); the queue page then shows the draft's values."""
+"""The queue form: an admin's edits are staged in their draft (not applied), valid or not, and
+checked against the whole hierarchy; the queue page then shows the draft's values and its
+problems on their fields."""
 
 from __future__ import annotations
 
@@ -57,16 +58,19 @@ def test_an_unchanged_form_stages_nothing(quota_admin_client, admin, capped_tree
     assert not Draft.objects.filter(author=admin).exists()
 
 
-def test_a_max_above_the_parent_is_shown_on_the_max_field(quota_admin_client, admin, capped_tree):
-    response = quota_admin_client.post(_url("root.eng.ml"), _queue_post(max="vcore: 80"))
+def test_a_max_above_the_parent_is_staged_and_shown_on_the_max_field(
+    quota_admin_client, admin, capped_tree
+):
+    response = quota_admin_client.post(
+        _url("root.eng.ml"), _queue_post(max="vcore: 80"), follow=True
+    )
     html = response.content.decode()
-    assert response.status_code == 400
+    assert response.redirect_chain == [(_url("root.eng.ml"), 302)]
     assert 'data-error-for="max"' in html
-    assert (
-        "max (80 vcore) is above the tightest max of the queues above (memory 93.1 GiB, 50 vcore)"
-    ) in html
+    assert "max (80 vcore) is above the tightest max of the queues above (50 vcore)" in html
     assert "(rule R2)" in html
-    assert not Draft.objects.filter(author=admin).exists()
+    assert views.DRAFT_HAS_PROBLEMS.format(count=1, plural="") in html
+    assert Draft.objects.filter(author=admin).exists()
 
 
 def test_a_malformed_resource_list_is_a_form_error(quota_admin_client, admin, capped_tree):
@@ -77,8 +81,9 @@ def test_a_malformed_resource_list_is_a_form_error(quota_admin_client, admin, ca
 
 
 def test_a_bad_quantity_is_shown_on_its_field(quota_admin_client, capped_tree):
-    response = quota_admin_client.post(_url("root.eng.ml"), _queue_post(guaranteed="memory: 10X"))
-    assert response.status_code == 400
+    response = quota_admin_client.post(
+        _url("root.eng.ml"), _queue_post(guaranteed="memory: 10X"), follow=True
+    )
     html = response.content.decode()
     assert 'data-error-for="guaranteed"' in html
     assert "(rule QTY)" in html
@@ -89,9 +94,9 @@ def test_renaming_goes_to_the_new_path_and_a_duplicate_name_is_refused(
 ):
     response = quota_admin_client.post(_url("root.eng.web"), _queue_post(
         name="ML", guaranteed="", max="", max_applications="10",
-    ))
-    assert response.status_code == 400
-    assert 'data-error-for="name"' in response.content.decode()
+    ), follow=True)
+    assert "duplicate child name found with name &#x27;ML&#x27;" in response.content.decode()
+    quota_admin_client.post(reverse("config:draft"), {"action": "unstage", "position": "1"})
     response = quota_admin_client.post(_url("root.eng.web"), _queue_post(
         name="frontend", guaranteed="", max="", max_applications="10",
     ))
@@ -113,9 +118,9 @@ def test_adding_a_child_queue_opens_it_from_the_draft(quota_admin_client, admin,
 def test_a_child_without_the_max_applications_its_parent_requires(quota_admin_client, capped_tree):
     response = quota_admin_client.post(_url("root.eng"), {
         "action": "child-add", "child-name": "data",
-    })
+    }, follow=True)
     html = response.content.decode()
-    assert response.status_code == 400
+    assert response.redirect_chain == [(_url("root.eng.data"), 302)]
     assert 'data-error-for="max_applications"' in html
     assert "the parent queue root.eng allows 10: set a value from 1 to 10" in html
 

@@ -36,7 +36,7 @@ def test_every_error_is_shown_on_its_line_and_nothing_changes(quota_admin_client
     line = INVALID.splitlines().index('                maxresources: {memory: 200Gi, vcore: "10"}')
     assert f'data-code="L12" data-line="{line + 1}"' in html
     assert f"<strong>line {line + 1}</strong>" in html
-    assert "go above this queue&#x27;s max (memory 100 GiB, 100 vcore)" in html
+    assert "go above this queue&#x27;s max (memory 100 GiB)" in html
     assert INVALID.strip()[:40] in html  # the text stays in the form, to be fixed
     assert ConfigVersion.objects.count() == 1
 

@@ -77,6 +77,15 @@ def validate_config(
     return _load(yaml_text, max_bytes, elastic)[1]
 
 
+def read_config(
+    yaml_text: str | bytes, *, max_bytes: int = MAX_BYTES, elastic: Collection[str] = ()
+) -> tuple[Config | None, list[dict[str, str]]]:
+    """The model as written and every problem it has (``[]`` if valid). The model is None only
+    when the document cannot be built at all (not YAML, the wrong shape); one that breaks rules
+    still comes back, so a draft can be shown while it passes through invalid states."""
+    return _load(yaml_text, max_bytes, elastic)
+
+
 def parse_config(
     yaml_text: str | bytes, *, max_bytes: int = MAX_BYTES, elastic: Collection[str] = ()
 ) -> Config:
