@@ -11,8 +11,10 @@ renderer and the token cache), with the headers the middleware would add.
 Everything else goes to Django unchanged, with the body it has read: session callers (so CSRF
 stays Django's and DRF's), unknown or inactive tokens (401), viewers writing (403), other content
 types, ``Accept`` headers, methods and query strings, bad hosts, HTTPS redirects, bodies over the
-cap, and any request whose answer is an error. Errors are raised before the engine or the ledger
-changes, so the views answer them again with exactly their own status, body and headers.
+cap, and any request whose answer is an error of the contract. Those are raised before the engine
+or the ledger changes, so the views answer them again with exactly their own status, body and
+headers. A failed ledger write (undone in the engine) is answered 500 here, as the views' handler
+would, rather than written a second time.
 """
 
 from __future__ import annotations
@@ -28,12 +30,13 @@ from django.conf import settings
 from django.db import close_old_connections
 from django.http import QueryDict
 from django.http.request import split_domain_port, validate_host
-from rest_framework.exceptions import AuthenticationFailed
+from rest_framework.exceptions import APIException, AuthenticationFailed
 from rest_framework.renderers import JSONRenderer
 
 from quotaweb.accounts.roles import is_quota_admin, is_viewer
 from quotaweb.allocations import services
 from quotaweb.api.authentication import CachedTokenAuthentication
+from quotaweb.api.errors import ERR_INTERNAL, api_error_for
 from quotaweb.api.parsers import json_body, json_max_bytes
 from quotaweb.api.views.allocations import (
     AllocationsView,
@@ -201,11 +204,15 @@ def _answer(name: str, args: dict[str, str], token: str, method: str, body: byte
             code, data = allocation_answer(partition=partition, data=parsed)
             return code, _renderer.render(data)
         return 200, _renderer.render(batch_answer(partition=partition, data=parsed))
-    except Exception:
-        # Every error of the contract is raised before anything changes; the views answer it
-        # again in full. Anything else is a bug, logged here and answered there too.
-        logger.debug("lean path hands %s over to the views", name, exc_info=True)
-        return None
+    except Exception as exc:
+        if isinstance(exc, APIException) or api_error_for(exc) is not exc:
+            # An error of the contract, raised before anything changed: the views answer it
+            # again in full.
+            return None
+        # A bug or a failed ledger write (undone in the engine): answered as the views' handler
+        # answers it, not handed over, which would try the write a second time.
+        logger.exception("unhandled error in the lean %s", name)
+        return 500, _renderer.render({"error": "internal", "message": ERR_INTERNAL, "details": []})
     finally:
         close_old_connections()
 

@@ -174,3 +174,27 @@ def test_a_handed_over_request_still_gets_the_views_error(apps, admin, capped_en
     views = exchange(django, "POST", ALLOCATIONS, token=token, data={"user": 3})
     assert lean[0] == 400
     assert lean == views
+
+
+def test_a_failed_ledger_write_is_answered_500_once_and_changes_nothing(
+    apps, admin, capped_engines, monkeypatch
+):
+    from quotaweb.allocations import services
+
+    served, django = apps
+    token = _token(admin)
+    attempts = []
+
+    def broken(partition):
+        def write(stored, deleted):
+            attempts.append(partition)
+            raise RuntimeError("database went away")
+        return write
+
+    monkeypatch.setattr(services, "_ledger_write", broken)
+    lean = exchange(served, "POST", ALLOCATIONS, token=token, data=body("a"))
+    assert attempts == ["default"]
+    views = exchange(django, "POST", ALLOCATIONS, token=token, data=body("a"))
+    assert lean[0] == 500
+    assert lean == views
+    assert capped_engines.live_count("default") == 0
