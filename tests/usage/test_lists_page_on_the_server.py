@@ -12,7 +12,7 @@ from django.utils.html import escape
 from quotaweb.usage import page_selectors
 from quotaweb.usage.page_selectors import ERR_PAGE, ERR_SORT
 from quotaweb.usage.rows import SORTS
-from tests.usage.pages import GiB, allocate, engines_pages, keys
+from tests.usage.pages import GiB, allocate, engines_pages, keys, row
 
 pytestmark = pytest.mark.django_db
 
@@ -116,3 +116,14 @@ def test_the_groups_list_pages_the_same_way(viewer_client, db, monkeypatch):
     assert "Page 1 of" in first
     second = _get(viewer_client, GROUPS, page="2")
     assert keys(second, "groups") != keys(first, "groups")
+
+
+def test_a_configuration_switch_is_seen_by_the_next_page(viewer_client, crowd):
+    from quotaweb.config.services import config_apply
+    from tests.configs import PAGES_YAML
+
+    assert "7 GiB of 20 GiB" in row(_get(viewer_client, q="u6"), "u6")  # the wildcard at root
+    tighter = PAGES_YAML.replace("maxresources: {memory: 20Gi}", "maxresources: {memory: 10Gi}")
+    assert tighter != PAGES_YAML
+    config_apply(yaml_text=tighter, author=None, base_version=1)
+    assert "7 GiB of 10 GiB" in row(_get(viewer_client, q="u6"), "u6")
