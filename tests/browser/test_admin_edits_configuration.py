@@ -1,5 +1,6 @@
-"""An admin shapes queues and limits in a real browser: edits are staged, checked against the
-whole hierarchy, applied as one version, and can be rolled back."""
+"""An admin shapes queues and limits in a real browser: edits are staged (invalid ones too, with
+their errors on their fields), checked against the whole hierarchy, applied as one version, and
+can be rolled back."""
 
 from __future__ import annotations
 
@@ -86,15 +87,16 @@ def _first_entry_for_bob(page, *, max_resources: str):
     return entry
 
 
-def test_an_invalid_limit_shows_the_error_on_its_field_and_saves_nothing(eng):
+def test_an_invalid_limit_is_staged_with_the_error_on_its_field(eng):
     # root.eng's max is 100Gi memory: a user limit of 200Gi goes above it (rule L12).
     entry = _first_entry_for_bob(eng, max_resources="memory: 200Gi")
     entry.get_by_role("button", name="Stage new entry").click()
-    error = eng.locator("form[data-form=new-limit] [data-error-for=max_resources]")
+    error = eng.locator("form[data-form=limit-0] [data-error-for=max_resources]")
     expect(error).to_be_visible()
-    expect(error).to_contain_text("go above this queue's max (memory 100 GiB, 100 vcore)")
-    expect(eng.locator("form[data-form=new-limit] [data-token=bob]")).to_be_visible()
-    assert _counts() == (1, 0)
+    expect(error).to_contain_text("go above this queue's max (memory 100 GiB)")
+    expect(eng.locator("form[data-form=limit-0] [data-token=bob]")).to_be_visible()
+    expect(eng.locator("[data-draft-problems]")).to_contain_text("1 problem")
+    assert _counts() == (1, 1)
 
 
 def test_a_staged_draft_of_three_edits_applies_as_one_version(eng):
