@@ -404,10 +404,20 @@ class YamlForm(ApplyForm):
 
     field_order = ["text", "upload", "comment"]
 
+    def __init__(self, *args: Any, current_text: str = "", **kwargs: Any) -> None:
+        """``current_text``: the active document, which the paste box starts with (to edit it
+        in place); left as it is, it does not count as pasted next to an upload."""
+        super().__init__(*args, **kwargs)
+        self.current_text = current_text
+        if not self.is_bound and "text" not in self.initial:
+            self.initial["text"] = current_text
+
     def clean(self) -> dict[str, Any]:
         data = super().clean()
         text, upload = data.get("text") or "", data.get("upload")
-        if upload is not None and text.strip():
+        # Browsers send a textarea's lines ending in CRLF whatever the document had.
+        pasted = text.strip() and text.replace("\r\n", "\n").strip() != self.current_text.strip()
+        if upload is not None and pasted:
             raise forms.ValidationError(ERR_YAML_BOTH)
         if upload is not None:
             if upload.size > MAX_BYTES:

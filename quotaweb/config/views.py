@@ -493,10 +493,13 @@ def yaml_page(request: HttpRequest) -> HttpResponse:
         return render(request, "config/yaml.html", context)
     if request.method != "POST":
         context["form"] = forms.YamlForm(
-            initial={"base_version": current.number if current else None}
+            initial={"base_version": current.number if current else None},
+            current_text=current.yaml if current else "",
         )
         return render(request, "config/yaml.html", context)
-    form = forms.YamlForm(request.POST, request.FILES)
+    form = forms.YamlForm(
+        request.POST, request.FILES, current_text=current.yaml if current else ""
+    )
     context["form"] = form
     if not form.is_valid():
         return render(request, "config/yaml.html", context, status=400)

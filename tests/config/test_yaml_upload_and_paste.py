@@ -78,7 +78,7 @@ def test_an_uploaded_file_is_read_as_utf8(quota_admin_client, active_small):
     [
         ({}, forms.ERR_YAML_NONE),
         ({"text": "   "}, forms.ERR_YAML_NONE),
-        ({"text": SMALL_YAML, "upload": SimpleUploadedFile("a.yaml", b"x: 1")},
+        ({"text": TIGHTER, "upload": SimpleUploadedFile("a.yaml", b"x: 1")},
          forms.ERR_YAML_BOTH),
         ({"upload": SimpleUploadedFile("a.yaml", b"\xff\xfe\x00")}, forms.ERR_YAML_ENCODING),
     ],
