@@ -94,19 +94,36 @@ function paragraph(className, text) {
   return p;
 }
 
+// What a screen reader reads with a field: its hint and the errors it has now, which the
+// server's page named by id and which a check while typing replaces.
+function describe(field, errorIds) {
+  const input = field.querySelector("input:not([type=hidden]), textarea, select");
+  if (!input) return;
+  const hint = document.getElementById(`${input.id}_helptext`) ? [`${input.id}_helptext`] : [];
+  const ids = [...hint, ...errorIds];
+  if (ids.length) input.setAttribute("aria-describedby", ids.join(" "));
+  else input.removeAttribute("aria-describedby");
+  if (errorIds.length) input.setAttribute("aria-invalid", "true");
+  else input.removeAttribute("aria-invalid");
+}
+
 function showVerdict(form, verdict) {
   form.querySelectorAll(".field-error, .form-error, [data-live]").forEach((node) => node.remove());
   form.querySelectorAll(".has-error").forEach((node) => node.classList.remove("has-error"));
+  form.querySelectorAll(".field[data-field]").forEach((field) => describe(field, []));
   for (const [name, messages] of Object.entries(verdict.fields)) {
     const field = form.querySelector(`.field[data-field="${name}"]`);
     if (!field) continue;
     field.classList.add("has-error");
     const help = field.querySelector(".hint");
-    for (const message of messages) {
+    const ids = messages.map((message, at) => {
       const error = paragraph("field-error", message);
       error.dataset.errorFor = name;
+      error.id = `${field.querySelector("[id]")?.id || name}_live_error_${at}`;
       field.insertBefore(error, help);
-    }
+      return error.id;
+    });
+    describe(field, ids);
   }
   const general = [...verdict.form, ...verdict.problems.map(
     (problem) => (problem.path ? `${problem.path}: ${problem.text}` : problem.text),
