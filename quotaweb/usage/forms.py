@@ -12,7 +12,9 @@ from trackers.resources import parse_quantity
 
 ERR_QUANTITY = "{kind}: {error} ({quantity!r})"
 
-QUEUE_HELP = "The queue the application runs in, as a path: root.eng.ml."
+QUEUE_HELP = "The queue the application runs in (root. may be left out: eng.ml is root.eng.ml)."
+QUEUE_CHOOSE = "choose a queue"
+ROOT = "root"
 APPLICATION_HELP = (
     "An application that already runs (its group and slot are already counted), or empty for a "
     "new one."
@@ -21,9 +23,10 @@ GROUPS_HELP = "The user's groups as the scheduler reports them, separated by com
 
 
 class FitForm(forms.Form):
+    # A picker of the partition's queues (``offer_queues``); a bookmarked or typed path is read
+    # too, so the field stays text underneath.
     queue = forms.CharField(
-        label="Queue", max_length=4096, help_text=QUEUE_HELP,
-        widget=forms.TextInput(attrs={"list": "fit-queues", "autocomplete": "off"}),
+        label="Queue", max_length=4096, help_text=QUEUE_HELP, widget=forms.Select,
     )
     resources = ResourcesField(label="Resources", required=True)
     application = forms.CharField(
@@ -32,6 +35,24 @@ class FitForm(forms.Form):
     groups = NamesField(
         label="Groups", required=False, help_text=GROUPS_HELP, widget=forms.TextInput()
     )
+
+    def offer_queues(self, paths: list[str]) -> None:
+        """The queues the picker lists; a path asked for that is not among them stays listed,
+        so the form still shows what was asked."""
+        asked = self.data.get("queue", "") if self.is_bound else ""
+        listed = [*paths, *([asked] if asked and asked not in paths else [])]
+        self.fields["queue"].widget.choices = [
+            ("", QUEUE_CHOOSE), *((path, path) for path in listed)
+        ]
+
+    def clean_queue(self) -> str:
+        """A path may leave out the root, as people say it (``research.nlp``): every queue is
+        below root, so the engine is asked about ``root.research.nlp``."""
+        queue = self.cleaned_data["queue"].strip()
+        lowered = queue.lower()
+        if queue and lowered != ROOT and not lowered.startswith(f"{ROOT}."):
+            return f"{ROOT}.{queue}"
+        return queue
 
     def clean_resources(self) -> dict[str, int]:
         """Quantity strings (``10Gi``, ``500m``) to base units, as the config reads them."""

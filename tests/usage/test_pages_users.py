@@ -198,13 +198,27 @@ def test_a_quantity_that_cannot_be_read_is_shown_on_its_field(viewer_client, bus
 
 
 def test_a_malformed_queue_path_is_shown_on_its_field(viewer_client, busy):
-    html = _fit(viewer_client, queue="eng", resources="memory: 1Gi")
+    html = _fit(viewer_client, queue="eng..ml", resources="memory: 1Gi")
     assert "data-fit" not in html
-    assert 'data-error-for="queue">queue path &#x27;eng&#x27; must be' in html
+    assert 'data-error-for="queue">queue path &#x27;root.eng..ml&#x27; has an invalid' in html
+
+
+def test_a_path_without_the_root_is_read_below_the_root(viewer_client, busy):
+    html = _fit(viewer_client, queue="eng.ml", resources="memory: 1Gi")
+    assert 'data-fit="yes"' in html
+    assert "in <code>root.eng.ml</code>" in html
+
+
+def test_the_queue_is_picked_from_the_partitions_queues(viewer_client, busy):
+    html = _fit(viewer_client, queue="root.eng.web", resources="memory: 1Gi")
+    picker = html[html.index('<select name="queue"'):]
+    picker = picker[:picker.index("</select>")]
+    assert '<option value="root.eng.ml">root.eng.ml</option>' in picker
+    assert '<option value="root.eng.web" selected>root.eng.web</option>' in picker
 
 
 def test_the_form_keeps_what_was_asked(viewer_client, busy):
     html = _fit(viewer_client, queue="root.eng.web", resources="memory: 1Gi")
-    assert 'name="queue" value="root.eng.web"' in html
+    assert '<option value="root.eng.web" selected>' in html
     assert 'name="resources" value="memory: 1Gi"' in html
     assert 'method="get" action="#fit"' in html
