@@ -43,6 +43,13 @@ DRAFT_HAS_PROBLEMS = (
     "Your draft has {count} problem{plural} now; it is kept, and can be applied once they are "
     "fixed (edit the queues they name, in any order)."
 )
+WARN_RESOURCE_TYPE = (
+    "“{kind}” is not a resource type the configuration or the trackers know{suggestion}: it "
+    "was staged as written, so check its spelling."
+)
+WARN_RESOURCE_SUGGESTION = " (did you mean “{known}”?)"
+# The edit values that map resource types to quantities.
+_RESOURCE_VALUES = ("guaranteed", "max", "max_resources")
 DRAFT_PROBLEMS_HEADING = "Your draft has {count} problem{plural} to fix before it can be applied"
 DRAFT_INVALID = (
     "Your draft no longer applies to the active configuration ({error}); review it on the "
@@ -195,6 +202,21 @@ def _staged(request: HttpRequest, record: dict, state: services.Candidate) -> No
     if state.errors:
         count = len(state.errors)
         messages.warning(request, DRAFT_HAS_PROBLEMS.format(count=count, plural=pluralize(count)))
+    for kind, known in _unknown_resource_types(record):
+        suggestion = WARN_RESOURCE_SUGGESTION.format(known=known) if known else ""
+        messages.warning(request, WARN_RESOURCE_TYPE.format(kind=kind, suggestion=suggestion))
+
+
+def _unknown_resource_types(record: dict) -> list[tuple[str, str]]:
+    """Resource types of the edit that nothing knows: YuniKorn accepts any type, so a typo
+    would otherwise be staged, and applied, without a word."""
+    values = record["args"].get("values") or {}
+    types = [kind for key in _RESOURCE_VALUES for kind in values.get(key) or {}]
+    if not types:
+        return []
+    current = selectors.active_version()
+    config = selectors.version_model(current) if current else Config()
+    return selectors.resource_types_unknown(config=config, types=types)
 
 
 def _stage(
