@@ -1,4 +1,4 @@
-"""The big usage pages with 10,000 users: HTML size and server time of the users, groups and
+"""The big usage pages with 10,000 users: HTML size and server time of the users, groups, queue and
 activity pages (medians), against the budgets of issue 14 (under 300 KB of HTML, under 1 s).
 
 In this process, on a fresh SQLite database in a temporary directory: 10,000 users (50 of them
@@ -152,6 +152,8 @@ def main() -> None:
         ("users, name search", users, {"q": "user-01"}),
         ("users, group filter", users, {"group": "team08"}),
         ("groups", groups, {}),
+        ("queue root.eng.ml (5,000 users use it)",
+         reverse("usage:queue", args=["default", "root.eng.ml"]), {}),
         ("activity, newest", activity, {}),
         ("activity, queue and time filter", activity, {"queue": "root.eng.ml", "within": "60"}),
         ("activity, older page", activity, {"before": "15000"}),

@@ -51,6 +51,7 @@ from quotaweb.usage.rows import (
     AppRow,
     Member,
     OverRow,
+    UsingRow,
     app_queues,
     event_rows,
     row_matches,
@@ -107,6 +108,8 @@ WITHIN_MINUTES = (5, 15, 60, 360, 1440)
 # Users or groups a page of the lists shows: each row on screen is one live subscription, and a
 # socket takes at most 64 (consumers.MAX_SCOPES).
 PAGE_ROWS = 50
+# Users and groups a queue's page shows of those that use it (each row a live subscription).
+QUEUE_ROWS = 25
 # Rows of the activity feed a page shows (an application's events together make one row).
 EVENT_ROWS = 50
 TREND_KINDS = ("user", "group", "queue")
@@ -313,12 +316,28 @@ def queue_detail(*, partition: str, queue_path: str) -> dict[str, Any]:
     if path not in levels:
         raise UsageNotFound(ERR_QUEUE.format(path=queue_path, partition=partition))
     children = [p for p in sorted(levels, key=path_segments) if p.rpartition(".")[0] == path]
+    users, user_count = _using_first(gateway, partition, "users", path)
+    groups, group_count = _using_first(gateway, partition, "groups", path)
     return _page(
         partition, gateway, path=path, row=tree_row(levels, path), ancestors=ancestors(path),
-        children=children, users=using_rows(gateway.users_usage(partition), "userName", path),
-        groups=using_rows(gateway.groups_usage(partition), "groupName", path),
-        scopes=["queues", "users", "groups"],
+        children=children, users=users, user_count=user_count, groups=groups,
+        group_count=group_count,
+        # The queue, and each user and group row on screen: never the whole lists.
+        scopes=["queues", *(f"user:{item.name}" for item in users if is_user_name(item.name)),
+                *(f"group:{item.name}" for item in groups if is_group_name(item.name))],
     )
+
+
+def _using_first(
+    gateway: Gateway, partition: str, kind: str, path: str
+) -> tuple[list[UsingRow], int]:
+    """The first ``QUEUE_ROWS`` users or groups (by name) that use ``path``, and how many do;
+    the users and groups lists filtered by the queue show them all, a page at a time."""
+    names = sorted(row.name for row in entity_rows_read(gateway=gateway, partition=partition,
+                                                          kind=kind) if path in row.paths)
+    read = gateway.users_usage_of if kind == "users" else gateway.groups_usage_of
+    objects = [obj for obj in read(partition, names[:QUEUE_ROWS]).values() if obj is not None]
+    return using_rows(objects, "userName" if kind == "users" else "groupName", path), len(names)
 
 
 # -- the activity feed -----------------------------------------------------------------------------

@@ -632,26 +632,36 @@ class Page {
         }]);
       }
     }
+    // The users and groups on screen, each from its own scope, in the server's order; one
+    // that no longer uses the queue leaves (a reload brings newcomers).
     for (const kind of ["users", "groups"]) {
-      const objects = state.get(kind);
-      if (!objects) continue;
+      const single = kind === "users" ? "user" : "group";
+      const tbody = this.rows(kind);
       const using = [];
-      for (const [name, obj] of [...objects.entries()].sort((a, b) => byText(a[0], b[0]))) {
-        const row = derive(obj, `using ${path}`, () => {
+      for (const tr of tbody.rows) {
+        const name = tr.dataset.key;
+        const scope = `${single}:${name}`;
+        if (!state.has(scope)) {
+          using.push({ key: name, sig: tr.dataset.sig, build: () => tr });
+          continue;
+        }
+        const obj = state.get(scope);
+        const row = obj && derive(obj, `using ${path}`, () => {
           const levels = levelsOf(walk(obj.queues), entityLevel);
           const level = levels.get(path);
           return level && (Object.keys(level.usage).length || level.running)
             ? treeRow(levels, path) : null;
         });
-        if (row) using.push({ name, row });
+        if (!row) continue;
+        using.push({
+          key: name, sig: row.sig,
+          build: () => h("tr", { "data-key": name, "data-sig": row.sig },
+            h("th", { scope: "row" }, this.link(single, name)),
+            barsCell(row.bars),
+            h("td", { class: "apps" }, barElement(row.apps))),
+        });
       }
-      reconcile(this.rows(kind), using.map(({ name, row }) => ({
-        key: name, sig: row.sig,
-        build: () => h("tr", { "data-key": name, "data-sig": row.sig },
-          h("th", { scope: "row" }, this.link(kind === "users" ? "user" : "group", name)),
-          barsCell(row.bars),
-          h("td", { class: "apps" }, barElement(row.apps))),
-      })));
+      reconcile(tbody, using);
       toggle(this.root, `[data-empty-${kind}]`, using.length === 0);
     }
   }

@@ -98,6 +98,23 @@ def test_the_users_list_pages_on_the_server_and_keeps_its_rows_live(page, server
     assert "user:crowd-00" not in scopes
 
 
+def test_a_busy_queue_follows_its_first_users_and_links_to_the_rest(page, server, token, crowd):
+    _log_in(page, server, "/usage/default/queues/root.ops/")
+    expect(_badge(page)).to_have_text("live")
+    expect(page.locator('tbody[data-rows="users"] tr')).to_have_count(25)
+    first = page.locator('tbody[data-rows="users"] tr[data-key="crowd-00"]')
+    before = first.get_attribute("data-sig")
+    status, answer = server.request("POST", ALLOCATIONS.format(partition="default"), {
+        "allocationKey": "crowd-00-more", "applicationId": "crowd-app-0",
+        "queuePath": "root.ops", "user": "crowd-00", "groups": [], "resource": {"memory": GiB},
+    }, token)
+    assert status == 201, answer
+    expect(first).not_to_have_attribute("data-sig", before, timeout=1000)
+    page.locator("[data-more-users] a").click()
+    page.wait_for_url(re.compile(r"/usage/default/users/\?queue=root.ops$"))
+    expect(page.locator('tbody[data-rows="users"] tr')).to_have_count(50)
+
+
 def test_the_feed_groups_an_applications_allocations_as_they_come(page, server, token):
     _log_in(page, server, "/usage/default/activity/?user=feed-user")
     expect(_badge(page)).to_have_text("live")

@@ -44,7 +44,8 @@ def test_the_queue_sits_in_its_tree(viewer_client, busy):
     children = _page(viewer_client, "root.eng")
     web = reverse("usage:queue", args=["default", "root.eng.web"])
     assert f'<a href="{web}">web</a>' in children
-    assert 'data-scopes="queues users groups"' in html
+    # The queue, and each user and group on screen (the group wildcard has no scope).
+    assert 'data-scopes="queues user:alice group:ml"' in html
     assert 'data-path="root.eng.ml"' in html
 
 
@@ -67,3 +68,24 @@ def test_a_dynamic_queue_has_a_page_while_something_runs_there(viewer_client, bu
     assert allocate("d1", user="bob", app="app-d", queue="root.ops.adhoc", groups=()).allowed
     html = _page(viewer_client, "root.ops.adhoc")
     assert keys(html, "users") == ["bob"]
+
+
+def test_a_busy_queue_shows_its_first_users_and_links_to_all_of_them(
+    viewer_client, busy, monkeypatch
+):
+    from quotaweb.usage import page_selectors
+    from tests.usage.pages import allocate
+
+    monkeypatch.setattr(page_selectors, "QUEUE_ROWS", 2)
+    for n in range(3):
+        assert allocate(f"q{n}", user=f"q{n}", app=f"app-q{n}", queue="root.ops",
+                        groups=()).allowed
+    html = _page(viewer_client, "root.ops")
+    assert keys(html, "users") == ["bob", "q0"]
+    assert 'data-scopes="queues user:bob user:q0"' in html
+    users = reverse("usage:users", args=["default"])
+    assert (
+        "The first 2 of the 4 users using this queue, by name, follow it live here; "
+        f'<a href="{users}?queue=root.ops">all 4 in the users list</a>.'
+    ) in html
+    assert "data-more-groups" not in html
