@@ -152,7 +152,7 @@ def main() -> None:
         ("users, name search", users, {"q": "user-01"}),
         ("users, group filter", users, {"group": "team08"}),
         ("groups", groups, {}),
-        ("queue root.eng.ml (5,000 users use it)",
+        ("queue used by 5,000 users",
          reverse("usage:queue", args=["default", "root.eng.ml"]), {}),
         ("activity, newest", activity, {}),
         ("activity, queue and time filter", activity, {"queue": "root.eng.ml", "within": "60"}),
