@@ -14,6 +14,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from django import forms
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
 
 from quotaweb.config.selectors import error_text, queue_tail
 from trackers.config.loader import MAX_BYTES
@@ -108,6 +110,87 @@ class ResourcesField(forms.CharField):
                 raise forms.ValidationError(ERR_RESOURCE_TWICE.format(kind=kind))
             out[kind] = quantity
         return out
+
+
+class ResourceRows(forms.Widget):
+    """Resource types and amounts as rows (a type input offering the known types, an amount),
+    the entry as admins think of it, with two empty rows to add more. The rows are sent back as
+    the ``type: amount`` text ``ResourcesField`` reads; a client that sends that text itself
+    (a script, an older page) still can."""
+
+    EMPTY_ROWS = 2
+    types: Iterable[str] = ()
+
+    def value_from_datadict(self, data: Any, files: Any, name: str) -> Any:
+        if name in data:
+            return data.get(name)
+        rows, index = [], 0
+        while f"{name}-type-{index}" in data:
+            kind = data.get(f"{name}-type-{index}", "").strip()
+            amount = data.get(f"{name}-amount-{index}", "").strip()
+            if kind or amount:
+                # A half-filled row reaches the field as it is, to be refused with its words.
+                rows.append(f"{kind}: {amount}")
+            index += 1
+        return ", ".join(rows)
+
+    def value_omitted_from_data(self, data: Any, files: Any, name: str) -> bool:
+        return name not in data and f"{name}-type-0" not in data
+
+    def id_for_label(self, id_: str) -> str:
+        return f"{id_}-type-0" if id_ else id_
+
+    def render(
+        self, name: str, value: Any, attrs: dict[str, Any] | None = None, renderer: Any = None
+    ) -> SafeString:
+        attrs = self.build_attrs(self.attrs, attrs)
+        base = attrs.get("id", name)
+        described = attrs.get("aria-describedby", "")
+        rows = _rows_of(value)
+        rows += [("", "")] * self.EMPTY_ROWS
+        listed = f"{base}-types"
+        cells = format_html_join(
+            "", (
+                '<div class="resource-row" data-resource-row>'
+                '<input type="text" name="{0}-type-{1}" id="{2}-type-{1}" value="{3}" '
+                'list="{4}" autocomplete="off" aria-label="Resource type {5}"{6}>'
+                '<input type="text" name="{0}-amount-{1}" id="{2}-amount-{1}" value="{7}" '
+                'inputmode="text" aria-label="Amount {5}"{6}></div>'
+            ),
+            (
+                (name, index, base, kind, listed, index + 1,
+                 format_html(' aria-describedby="{}"', described) if described else "", amount)
+                for index, (kind, amount) in enumerate(rows)
+            ),
+        )
+        options = format_html_join("", '<option value="{}">', ((kind,) for kind in self.types))
+        return format_html(
+            '<div class="resource-rows" data-resource-rows="{}">{}<datalist id="{}">{}</datalist>'
+            "</div>",
+            name, cells, listed, options,
+        )
+
+
+def _rows_of(value: Any) -> list[tuple[str, str]]:
+    """``(type, amount)`` rows of a value as the form holds it: the mapping it starts with, or
+    the text sent back (read leniently, to show again what was typed)."""
+    if isinstance(value, Mapping):
+        return [(str(kind), str(amount)) for kind, amount in value.items()]
+    rows = []
+    for item in _SEPARATORS.split(value or ""):
+        if item.strip():
+            kind, _, amount = item.partition(":") if ":" in item else item.partition("=")
+            rows.append((kind.strip(), amount.strip()))
+    return rows
+
+
+class ResourceRowsField(ResourcesField):
+    """``ResourcesField`` entered as rows (``ResourceRows``)."""
+
+    widget = ResourceRows
+
+    def prepare_value(self, value: Any) -> Any:
+        return value
 
 
 class NamesField(forms.CharField):
@@ -335,7 +418,13 @@ class LimitForm(forms.Form):
     )
     users = NamesField()
     groups = NamesField()
-    max_resources = ResourcesField(label="Max resources")
+    max_resources = ResourceRowsField(
+        label="Max resources",
+        help_text=(
+            "One resource per row. Memory in bytes with a unit: 10G (10^9), 250Gi (2^30); vcore "
+            "in cores or millicores: 4, 500m; any other type as a count: nvidia.com/gpu 2."
+        ),
+    )
     max_applications = forms.IntegerField(
         required=False, min_value=0, label="Max applications",
         help_text="Running applications per user (or per group); empty or 0: no cap.",

@@ -118,8 +118,7 @@ def _config_for(request: HttpRequest) -> tuple[Config, list[dict[str, str]]]:
         if state.model is None:
             raise services.ConfigRejected(state.errors)
         return state.model, state.errors
-    current = selectors.active_version()
-    return (selectors.version_model(current) if current else Config()), []
+    return _active_model(), []
 
 
 def _checking(request: HttpRequest) -> bool:
@@ -168,6 +167,9 @@ def _queue_page(
                 initial=forms.LimitForm.initial_for(item["entry"]),
                 prefix=f"limit-{item['index']}",
             )
+        known = sorted(selectors.resource_types_known(config=_active_model()))
+        for form in (context["new_limit_form"], *(item["form"] for item in context["limits"])):
+            form.fields["max_resources"].widget.types = known
         context["open_form"] = next(iter(bound), None)
         if not bound and problems is None and context["draft_errors"]:
             _show_draft_errors(context)
@@ -214,9 +216,12 @@ def _unknown_resource_types(record: dict) -> list[tuple[str, str]]:
     types = [kind for key in _RESOURCE_VALUES for kind in values.get(key) or {}]
     if not types:
         return []
+    return selectors.resource_types_unknown(config=_active_model(), types=types)
+
+
+def _active_model() -> Config:
     current = selectors.active_version()
-    config = selectors.version_model(current) if current else Config()
-    return selectors.resource_types_unknown(config=config, types=types)
+    return selectors.version_model(current) if current else Config()
 
 
 def _stage(

@@ -96,15 +96,19 @@ function paragraph(className, text) {
 
 // What a screen reader reads with a field: its hint and the errors it has now, which the
 // server's page named by id and which a check while typing replaces.
+// A field of resource rows has two inputs a row, all of them described alike.
 function describe(field, errorIds) {
-  const input = field.querySelector("input:not([type=hidden]), textarea, select");
-  if (!input) return;
-  const hint = document.getElementById(`${input.id}_helptext`) ? [`${input.id}_helptext`] : [];
-  const ids = [...hint, ...errorIds];
-  if (ids.length) input.setAttribute("aria-describedby", ids.join(" "));
-  else input.removeAttribute("aria-describedby");
-  if (errorIds.length) input.setAttribute("aria-invalid", "true");
-  else input.removeAttribute("aria-invalid");
+  const inputs = field.querySelector("[data-resource-rows]")
+    ? [...field.querySelectorAll("[data-resource-rows] input")]
+    : [field.querySelector("input:not([type=hidden]), textarea, select")].filter(Boolean);
+  const hint = field.querySelector(".hint[id$=_helptext]");
+  const ids = [...(hint ? [hint.id] : []), ...errorIds];
+  for (const input of inputs) {
+    if (ids.length) input.setAttribute("aria-describedby", ids.join(" "));
+    else input.removeAttribute("aria-describedby");
+    if (errorIds.length) input.setAttribute("aria-invalid", "true");
+    else input.removeAttribute("aria-invalid");
+  }
 }
 
 function showVerdict(form, verdict) {

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser.resource_rows import fill_resources
 from tests.configs import SMALL_YAML
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -60,7 +61,7 @@ def test_admin_adds_a_queue_and_a_limit_and_the_version_appears_in_the_history(e
     users.fill("zoe")
     users.press("Enter")
     expect(entry.locator("[data-token=zoe]")).to_be_visible()
-    entry.get_by_label("Max resources").fill("memory: 2Gi")
+    fill_resources(entry, "memory: 2Gi")
     # root.eng's wildcard entry caps everyone's applications, so zoe's entry must cap them too.
     entry.get_by_label("Max applications").fill("1")
     entry.get_by_role("button", name="Stage new entry").click()
@@ -83,7 +84,7 @@ def _first_entry_for_bob(page, *, max_resources: str):
     users.fill("bob")
     users.press("Enter")
     entry.get_by_label("Max applications").fill("1")
-    entry.get_by_label("Max resources").fill(max_resources)
+    fill_resources(entry, max_resources)
     return entry
 
 
@@ -176,7 +177,7 @@ def test_the_hierarchy_is_checked_while_the_admin_types(eng):
     expect(entry.locator("[data-error-for=max_resources][data-live]")).to_contain_text(
         "go above this queue's max"
     )
-    entry.get_by_label("Max resources").fill("memory: 20Gi")
+    fill_resources(entry, "memory: 20Gi")
     expect(entry.locator("[data-check=ok]")).to_be_visible()
     expect(entry.locator("[data-error-for=max_resources]")).to_have_count(0)
     assert _counts() == (1, 0)

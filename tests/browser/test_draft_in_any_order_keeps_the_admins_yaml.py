@@ -10,6 +10,7 @@ import difflib
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser.resource_rows import fill_resources
 from tests.configs import SAMPLE_CONFIG
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -33,7 +34,7 @@ def _stage_users_cap(page, url: str, *, entry: int, max_resources: str) -> None:
     if page.locator(f"[data-editor=limit-{entry}]").get_attribute("open") is None:
         page.get_by_text(f"Edit entry {entry + 1}").click()
     form = page.locator(f"form[data-form=limit-{entry}]")
-    form.get_by_label("Max resources").fill(max_resources)
+    fill_resources(form, max_resources)
     form.get_by_role("button", name="Stage changes").click()
 
 

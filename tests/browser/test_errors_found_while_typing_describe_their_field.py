@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser.resource_rows import fill_resources
 from tests.configs import SMALL_YAML
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -38,16 +39,16 @@ def _descriptions(field) -> list[str]:
 
 
 def test_the_live_error_describes_the_field_until_it_is_fixed(entry):
-    field = entry.get_by_label("Max resources")
+    field = entry.get_by_label("Resource type 1", exact=True)
     hint = _descriptions(field)
     # root.eng's max is 100Gi memory: a user limit of 200Gi goes above it (rule L12).
-    field.fill("memory: 200Gi")
+    fill_resources(entry, "memory: 200Gi")
     expect(entry.locator("[data-error-for=max_resources][data-live]")).to_be_visible()
     expect(field).to_have_attribute("aria-invalid", "true")
     described = _descriptions(field)
     assert described[: len(hint)] == hint
     assert any("go above this queue's max" in text for text in described[len(hint):])
-    field.fill("memory: 20Gi")
+    fill_resources(entry, "memory: 20Gi")
     expect(entry.locator("[data-check=ok]")).to_be_visible()
     expect(field).not_to_have_attribute("aria-invalid", "true")
     assert _descriptions(field) == hint

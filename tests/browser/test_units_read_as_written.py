@@ -10,6 +10,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser.resource_rows import fill_resources
 from tests.configs import ODD_READINGS_YAML, SMALL_YAML
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -45,7 +46,7 @@ def test_a_staged_limit_reads_as_written_in_the_diff_and_the_impact(
     expect(page.locator("main")).to_contain_text("memory 100 GiB, 100 vcore")  # max: 100Gi
     page.get_by_text("Edit entry 1").click()
     entry = page.locator("form[data-form=limit-0]")
-    entry.get_by_label("Max resources").fill("memory: 16Gi, vcore: 20")
+    fill_resources(entry, "memory: 16Gi, vcore: 20")
     entry.get_by_role("button", name="Stage changes").click()
     expect(page.locator("[data-draft-banner]")).to_contain_text("1 staged change")
 
