@@ -172,8 +172,7 @@ def _response_headers(
         headers.append(
             (b"Cross-Origin-Opener-Policy", settings.SECURE_CROSS_ORIGIN_OPENER_POLICY.encode())
         )
-    headers.append((b"X-Frame-Options", getattr(settings, "X_FRAME_OPTIONS", "DENY").upper()
-                    .encode()))
+    headers.append((b"X-Frame-Options", settings.X_FRAME_OPTIONS.upper().encode()))
     headers.append((b"Content-Length", str(length).encode()))
     return headers
 
