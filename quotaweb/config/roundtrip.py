@@ -29,11 +29,12 @@ Document = dict[str, Any]
 
 # Wide enough that no line the admin wrote is folded anew.
 _WIDTH = 4096
-# ruamel's round trip is pure Python: about 0.8 s to read and 0.5 s to write 58 KB on a loaded
-# 2-core machine, 100 s and 65 s for a generated 6 MB, 10,000-queue document. Hand-kept documents
-# (the ones with comments worth keeping) are far below this; larger ones, which are generated,
-# are made from the model as before, so an edit of them stays within a second or two.
-MAX_ROUNDTRIP_BYTES = 128 * 1024
+# ruamel's round trip is pure Python, some 30-40 times slower than the validator's read: on a
+# loaded 2-core machine 0.1 s for the 8 KB sample, 1.2 s for 57 KB, 3 s for 115 KB and 165 s for a
+# generated 6 MB, 10,000-queue document (benchmarks/roundtrip_yaml.py). Hand-kept documents, whose
+# comments are worth keeping, are far below this; larger ones (generated) are made from the model
+# as before, so that an edit of them stays quick.
+MAX_ROUNDTRIP_BYTES = 64 * 1024
 _KEY_LINE = re.compile(r"^( *)(- +)?[^\s#][^#]*:\s*(#.*)?$")
 _UINT = re.compile(r"[1-9][0-9]*|0")
 
