@@ -101,6 +101,13 @@ IMPLICIT_ROOT = (
 @pytest.mark.parametrize(("text", "limit"), [
     pytest.param(IMPLICIT_ROOT, roundtrip.MAX_ROUNDTRIP_BYTES, id="implicit root"),
     pytest.param(SAMPLE, 1024, id="above the round-trip size"),
+    pytest.param(SAMPLE.replace(
+        "maxresources: {memory: 256Gi, vcore: 64}\n            maxapplications: 20",
+        "maxresources: &everyone {memory: 256Gi, vcore: 64}\n            maxapplications: 20",
+    ).replace(
+        "maxresources: {memory: 256Gi, vcore: 64}\n                maxapplications: 20",
+        "maxresources: *everyone\n                maxapplications: 20",
+    ), roundtrip.MAX_ROUNDTRIP_BYTES, id="anchors"),
 ])
 def test_a_document_edits_cannot_address_as_written_is_edited_from_its_model(
     db, monkeypatch, text, limit
