@@ -129,17 +129,29 @@ def team_link(browser, server) -> str:
     page = context.new_page()
     _log_in(page, server, ADMIN)
     page.goto(_url(server, "/teams/"))
-    csrf = page.locator("input[name=csrfmiddlewaretoken]").first.get_attribute("value")
-    page.request.post(_url(server, "/teams/"), form={
-        "csrfmiddlewaretoken": csrf, "partition": "default", "kind": "group",
-        "name": "ml-researchers", "label": "ML wall screen",
-    }, headers={"Referer": _url(server, "/teams/")})
+    form = page.locator("main form[method=post]").first
+    values = form.evaluate("(form) => Object.fromEntries(new FormData(form))")
+    values.update({"partition": "default", "kind": "group", "name": "ml-researchers",
+                   "label": "ML wall screen"})
+    page.request.post(_url(server, "/teams/"), form=values,
+                      headers={"Referer": _url(server, "/teams/")})
     page.goto(_url(server, "/teams/"))
     # However the list shows a link (text to copy or an anchor), its address is in the page.
     found = re.search(r"/team/[\w-]+/", page.content())
     context.close()
     assert found, "the admin's new team link is not on the links page"
     return found.group(0)
+
+
+def _stage_an_edit(page, server: ServerProcess) -> None:
+    """The admin's draft holds one change, so the draft page and its diff are drawn: the queue
+    form posted as the page fills it, with one value changed."""
+    page.goto(_url(server, "/config/queues/default/root.research/"))
+    form = page.locator("form:has(button[value=queue-save])")
+    values = form.evaluate("(form) => Object.fromEntries(new FormData(form))")
+    values.update({"action": "queue-save", "queue-max_applications": "150"})
+    response = page.request.post(page.url, form=values, headers={"Referer": page.url})
+    assert response.ok, response.status
 
 
 def _route(path: str) -> str:
@@ -190,7 +202,7 @@ def _links(page, server: ServerProcess) -> list[str]:
     return paths
 
 
-def _crawl(browser, server, axe_script, *, who, start: list[str]) -> Crawl:
+def _crawl(browser, server, axe_script, *, who, start: list[str], prepare=None) -> Crawl:
     crawl = Crawl()
     pages = {}
     for theme in THEMES:
@@ -200,6 +212,8 @@ def _crawl(browser, server, axe_script, *, who, start: list[str]) -> Crawl:
         pages[theme] = context.new_page()
         if who is not None:
             _log_in(pages[theme], server, who)
+    if prepare is not None:
+        prepare(pages[THEMES[0]], server)
     queue, seen, asked = list(start), set(), set()
     while queue:
         path = queue.pop(0)
@@ -240,6 +254,7 @@ def test_logged_out_pages(browser, server, axe_script, team_link):
 
 @pytest.mark.parametrize("who", [VIEWER, ADMIN], ids=["viewer", "admin"])
 def test_logged_in_pages(browser, server, axe_script, team_link, who):
-    crawl = _crawl(browser, server, axe_script, who=who, start=[*START_PAGES, team_link])
+    crawl = _crawl(browser, server, axe_script, who=who, start=[*START_PAGES, team_link],
+                   prepare=_stage_an_edit if who == ADMIN else None)
     assert set(crawl.checked) >= EXPECTED_ROUTES, EXPECTED_ROUTES - set(crawl.checked)
     assert not crawl.violations, crawl.report()
