@@ -52,6 +52,12 @@ class WebSocket:
     async def receive_json(self, timeout: float) -> Any:
         return json.loads(await asyncio.wait_for(self._frame(), timeout))
 
+    async def receive_news(self, timeout: float) -> Any:
+        """The next message that is not the server's heartbeat (one comes every 2 s)."""
+        while (message := await self.receive_json(timeout)) == {"type": "heartbeat"}:
+            pass
+        return message
+
     async def _frame(self) -> bytes:
         while True:
             first, second = await self.reader.readexactly(2)

@@ -63,13 +63,13 @@ def test_metrics_of_either_process_add_up_both(processes):
 
     async def scenario() -> None:
         socket_ = await _subscribed(web.port, token)
-        assert (await socket_.receive_json(timeout=10))["type"] == "snapshot"
+        assert (await socket_.receive_news(timeout=10))["type"] == "snapshot"
         status, _ = await asyncio.to_thread(
             owner.request, "POST", "/api/v1/partitions/default/allocations",
             body("k1", memory=GiB), token,
         )
         assert status == 201
-        assert (await socket_.receive_json(timeout=5))["type"] == "update"
+        assert (await socket_.receive_news(timeout=5))["type"] == "update"
 
         for server in (web, owner):
             seen = await asyncio.to_thread(_scrape, server)

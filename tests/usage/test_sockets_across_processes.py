@@ -62,13 +62,6 @@ async def _subscribed(port: int, token: str) -> WebSocket:
     return socket_
 
 
-async def _news(socket_: WebSocket, *, timeout: float) -> dict:
-    """The next message that is not the socket's heartbeat (one comes every 2 s)."""
-    while (message := await socket_.receive_json(timeout=timeout))["type"] == "heartbeat":
-        pass
-    return message
-
-
 def test_an_update_from_the_owner_reaches_sockets_in_two_web_processes(processes):
     owner, first, second = processes
     token = owner.token("admin")
@@ -76,13 +69,13 @@ def test_an_update_from_the_owner_reaches_sockets_in_two_web_processes(processes
     async def scenario() -> list[dict]:
         sockets = [await _subscribed(web.port, token) for web in (first, second)]
         for socket_ in sockets:
-            snapshot = await _news(socket_, timeout=10)
+            snapshot = await socket_.receive_news(timeout=10)
             assert (snapshot["type"], snapshot["scope"]) == ("snapshot", "user:alice")
         status, _ = await asyncio.to_thread(
             owner.request, "POST", "/api/v1/partitions/default/allocations", body("k1"), token
         )
         assert status == 201
-        updates = [await _news(socket_, timeout=5) for socket_ in sockets]
+        updates = [await socket_.receive_news(timeout=5) for socket_ in sockets]
         for socket_ in sockets:
             socket_.close()
         return updates
