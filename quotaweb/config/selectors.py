@@ -594,12 +594,14 @@ def _compact(value: Any) -> str:
 
 
 def config_preview(
-    *, candidate: Config, yaml_text: str, old_text: str | None = None, impact: bool = True
+    *, candidate: Config, yaml_text: str, old_text: str | None = None,
+    impact_checked: bool = True,
 ) -> dict[str, Any]:
     """What applying ``candidate`` would change, against the active version: the structured
     changes, the YAML diff (against ``old_text``, by default the active version's text) and the
-    impact (users and groups whose current usage sits above a new limit; left out with
-    ``impact=False``, for a draft with problems, whose limits the engines could not compile)."""
+    impact (users and groups whose current usage sits above a new limit; not worked out with
+    ``impact_checked=False``, for a draft with problems, whose limits the engines could not
+    compile)."""
     current = active_version()
     old_model = version_model(current) if current is not None else Config()
     if old_text is None:
@@ -610,13 +612,15 @@ def config_preview(
         fromfile=label, tofile="candidate",
     )
     impact = (
-        [_impact_view(item) for item in config_impact(candidate=candidate)] if impact else []
+        [_impact_view(item) for item in config_impact(candidate=candidate)]
+        if impact_checked else []
     )
     return {
         "active": current.number if current is not None else None,
         "changes": [_change_view(c) for c in config_changes(old=old_model, new=candidate)],
         "lines": [_diff_line(line.rstrip("\n")) for line in unified],
         "impact": impact,
+        "impact_checked": impact_checked,
         "affected_apps": sum(item["runningApplications"] for item in impact),
     }
 

@@ -481,7 +481,8 @@ def _draft_context(request: HttpRequest) -> dict[str, Any]:
         else selectors.canonical_text(selectors.version_model(current))
     )
     out["preview"] = selectors.config_preview(
-        candidate=state.model, yaml_text=state.yaml_text, old_text=old, impact=not state.errors
+        candidate=state.model, yaml_text=state.yaml_text, old_text=old,
+        impact_checked=not state.errors,
     )
     if state.errors:
         out["draft_problems"] = selectors.config_problems(model=state.model, errors=state.errors)

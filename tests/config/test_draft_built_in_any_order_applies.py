@@ -45,6 +45,9 @@ def test_tightening_the_parent_first_then_the_child_applies(
     assert f'<a href="{ML}"><code>root.eng.ml</code></a>: {CHILD_ABOVE}' in draft_page
     assert 'value="apply"' not in draft_page
     assert "data-apply-unavailable" in draft_page
+    # Not "nobody is above a new limit": that is not known until the draft is valid.
+    assert "data-impact-later" in draft_page
+    assert "data-impact-none" not in draft_page
 
     forced = quota_admin_client.post(DRAFT, {"action": "apply", "comment": "too early"})
     assert forced.status_code == 400
@@ -56,6 +59,7 @@ def test_tightening_the_parent_first_then_the_child_applies(
     draft_page = quota_admin_client.get(DRAFT).content.decode()
     assert "data-draft-problems" not in draft_page
     assert 'value="apply"' in draft_page
+    assert "data-impact-later" not in draft_page
 
     applied = quota_admin_client.post(DRAFT, {"action": "apply", "comment": "tighter eng"})
     assert applied.status_code == 302
