@@ -134,7 +134,7 @@ function showVerdict(form, verdict) {
   )];
   const status = paragraph(verdict.ok ? "hint check-ok" : "form-error", verdict.ok
     ? "Checked against the whole hierarchy: no problems."
-    : general.join(" · ") || "Fix the fields marked above.");
+    : general.join(" · ") || "The fields marked above have problems: stage anyway and fix them in any order, the draft applies once none is left.");
   status.setAttribute("role", "status");
   status.dataset.check = verdict.ok ? "ok" : "problems";
   form.querySelector("button[name=action]").before(status);
