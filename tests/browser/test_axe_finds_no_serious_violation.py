@@ -54,7 +54,9 @@ EXPECTED_ROUTES = {
     "usage/<str:partition>/queues/<path:queue_path>/", "usage/<str:partition>/activity/",
     "elastic/<str:partition>/", "trees/", "trees/<str:tree>/",
     "trees/forests/<str:forest>/", "trees/consumers/<path:consumer>/", "teams/",
-    "team/<str:token>/", "api/docs/", "not found",
+    "team/<str:token>/", "api/docs/", "not found", "config/yaml/",
+    "config/versions/<int:number>/rollback/", "usage/<str:partition>/over-limit/",
+    "usage/<str:partition>/trends/<str:kind>/<path:name>/", "trees/new/", "trees/<str:tree>/edit/",
 }
 LAB_TREE = {
     "kind": "QuotaTree", "metadata": {"name": "lab"},
