@@ -1,5 +1,6 @@
 """axe-core, the accessibility engine, finds no serious or critical violation on any page:
-logged out, as the demo's viewer and as its admin, each in the light and the dark theme.
+logged out, as the demo's viewer and as its admin, each in the light and the dark theme, and on
+a phone's width.
 
 The pages are found the way a visitor finds them: from a few start pages (those no link leads
 to, such as a team's dashboard, the 403 and 404 pages, a version's diff and rollback), every
@@ -28,9 +29,17 @@ SAMPLE = ROOT / "quotaweb" / "samples" / "queues.yaml"
 ADMIN = ("admin", "quota-admin-demo")
 VIEWER = ("viewer", "quota-viewer-demo")
 BLOCKING_IMPACTS = ("serious", "critical")
-THEMES = ("light", "dark")
-# The dark theme changes colours only: there axe checks contrast, the rest once, in light.
-RULES_BY_THEME = {"light": None, "dark": ["color-contrast"]}
+DESKTOP = {"width": 1280, "height": 720}  # Playwright's own default
+# How each page is seen: the light theme on a desktop (every rule); the dark theme (it changes
+# colours only, so contrast alone); a phone (what its narrow layout changes: regions that scroll
+# sideways must take the keyboard).
+VIEWS = {
+    "light": {"theme": "light", "viewport": DESKTOP, "rules": None},
+    "dark": {"theme": "dark", "viewport": DESKTOP, "rules": ["color-contrast"]},
+    "phone": {"theme": "light", "viewport": {"width": 390, "height": 844},
+              "rules": ["scrollable-region-focusable", "color-contrast"]},
+}
+FIRST_VIEW = "light"
 THEME_KEY = "quotaweb-theme"  # static/js/theme.js keeps the visitor's choice under this key
 # Not pages: machine-readable answers and Django's own admin site.
 SKIPPED_PREFIXES = ("/admin/", "/api/schema/", "/api/v1/", "/ws/", "/metrics", "/healthz")
@@ -174,14 +183,14 @@ class Crawl:
         return "\n".join(self.violations)
 
 
-def _check(page, axe_script: Path, theme: str, where: str, crawl: Crawl) -> None:
+def _check(page, axe_script: Path, view: str, where: str, crawl: Crawl) -> None:
     page.add_script_tag(path=str(axe_script))
-    for found in page.evaluate(RUN_AXE, [list(BLOCKING_IMPACTS), RULES_BY_THEME[theme]]):
+    for found in page.evaluate(RUN_AXE, [list(BLOCKING_IMPACTS), VIEWS[view]["rules"]]):
         nodes = "\n      ".join(found["nodes"])
         crawl.violations.append(
             f"{where}: {found['rule']} ({found['impact']}): {found['help']}\n      {nodes}"
         )
-    if RULES_BY_THEME[theme] is None:
+    if VIEWS[view]["rules"] is None:
         crawl.violations.extend(
             f"{where}: a reference to no element: {dangling}"
             for dangling in page.evaluate(DANGLING_REFERENCES)
@@ -207,15 +216,16 @@ def _links(page, server: ServerProcess) -> list[str]:
 def _crawl(browser, server, axe_script, *, who, start: list[str], prepare=None) -> Crawl:
     crawl = Crawl()
     pages = {}
-    for theme in THEMES:
-        context = browser.new_context(color_scheme=theme)
+    for view, seen_as in VIEWS.items():
+        theme = seen_as["theme"]
+        context = browser.new_context(color_scheme=theme, viewport=seen_as["viewport"])
         context.set_default_timeout(15_000)
         context.add_init_script(f"localStorage.setItem({THEME_KEY!r}, {theme!r})")
-        pages[theme] = context.new_page()
+        pages[view] = context.new_page()
         if who is not None:
-            _log_in(pages[theme], server, who)
+            _log_in(pages[view], server, who)
     if prepare is not None:
-        prepare(pages[THEMES[0]], server)
+        prepare(pages[FIRST_VIEW], server)
     queue, seen, asked = list(start), set(), set()
     while queue:
         path = queue.pop(0)
@@ -224,7 +234,7 @@ def _crawl(browser, server, axe_script, *, who, start: list[str], prepare=None) 
             continue
         seen.add(path)
         asked.add(asked_route)
-        for theme, page in pages.items():
+        for view, page in pages.items():
             try:
                 response = page.goto(_url(server, path), wait_until="load")
             except PlaywrightError as error:
@@ -233,7 +243,7 @@ def _crawl(browser, server, axe_script, *, who, start: list[str], prepare=None) 
                 raise
             final = urlsplit(page.url).path
             route = _route(final)
-            if theme == THEMES[0]:
+            if view == FIRST_VIEW:
                 if route in crawl.checked and path not in start:
                     break
                 content_type = response.headers.get("content-type", "") if response else ""
@@ -241,8 +251,8 @@ def _crawl(browser, server, axe_script, *, who, start: list[str], prepare=None) 
                     break
                 crawl.checked.setdefault(route, final)
                 queue.extend(link for link in _links(page, server) if link not in seen)
-            where = f"{final} [{theme}, {who[0] if who else 'logged out'}]"
-            _check(page, axe_script, theme, where, crawl)
+            where = f"{final} [{view}, {who[0] if who else 'logged out'}]"
+            _check(page, axe_script, view, where, crawl)
     for page in pages.values():
         page.context.close()
     return crawl
