@@ -225,11 +225,14 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    # 3.1: full JSON Schema, so a resource map can say its keys are non-empty (propertyNames).
+    "OAS_VERSION": "3.1.0",
     # Every error each operation can answer (401, 403, 404, 400, 413, 415, 409, 412, 503), in
     # the error shape of its path, unless the view documents it itself.
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "quotaweb.api.schema_hooks.add_error_responses",
+        "quotaweb.api.schema_hooks.nullable_as_type_lists",
     ],
 }
 # The YuniKorn-compatible /ws/v1/ reads without logging in (read-only dashboards).

@@ -131,6 +131,22 @@ def add_error_responses(result: dict[str, Any], generator: Any, request: Any, pu
     return result
 
 
+def nullable_as_type_lists(result: dict[str, Any], generator: Any, request: Any, public: bool,
+                           **kwargs: Any) -> dict[str, Any]:
+    """OpenAPI 3.1 says "may be null" with a type list; DRF's pagination schema still writes
+    3.0's ``nullable`` (``next``, ``previous``), which 3.1 readers ignore: rewrite it."""
+    stack: list[Any] = [result]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if item.pop("nullable", False) and isinstance(item.get("type"), str):
+                item["type"] = [item["type"], "null"]
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return result
+
+
 class StrictSerializerExtension(OpenApiSerializerExtension):
     """A ``StrictSerializer`` refuses unknown fields (400): its schema says so
     (``additionalProperties: false``), so generated clients and fuzzers do not send them."""

@@ -14,8 +14,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from quotaweb.api.names import QUEUE_NAME_PATTERN, pattern_string
 from quotaweb.config.edits import LIMIT_FIELDS, QUEUE_FIELDS
 from trackers.resources import INT64_MAX
 
@@ -87,6 +89,11 @@ class TextField(serializers.CharField):
         return super().to_internal_value(data)
 
 
+@extend_schema_field(pattern_string(QUEUE_NAME_PATTERN))
+class QueueNameField(TextField):
+    """A queue's own name (the validator's rule Q2 judges it; the schema says the same rule)."""
+
+
 class WholeNumberField(serializers.IntegerField):
     """A JSON integer only (not ``"5"``, ``5.0`` or ``true``), from 0 to int64's max."""
 
@@ -136,7 +143,7 @@ class TextMapField(serializers.DictField):
     """``{"name": "value"}`` with text values (queue properties)."""
 
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__(child=serializers.CharField(), **kwargs)
+        super().__init__(child=serializers.CharField(allow_blank=True), **kwargs)
 
     def to_internal_value(self, data: Any) -> dict[str, str]:
         if not isinstance(data, Mapping) or not all(
@@ -200,7 +207,7 @@ class ConfigPutSerializer(WriteOptionsSerializer):
 class QueueValuesSerializer(WriteOptionsSerializer):
     """A queue's own values (``quotaweb.config.edits.QUEUE_FIELDS``); only those sent change."""
 
-    name = TextField(required=False)
+    name = QueueNameField(required=False)
     guaranteed = QuantityMapField(required=False)
     max = QuantityMapField(required=False)
     max_applications = WholeNumberField(required=False)
@@ -213,7 +220,7 @@ class QueueValuesSerializer(WriteOptionsSerializer):
 
 
 class QueueCreateSerializer(QueueValuesSerializer):
-    name = TextField()
+    name = QueueNameField()
     parent = TextField(
         required=False, default="root", help_text="path of the parent queue, e.g. root.eng"
     )

@@ -44,7 +44,7 @@ def test_the_schema_is_valid_openapi_without_warnings(tmp_path):
 
     out = tmp_path / "schema.yaml"
     call_command("spectacular", "--validate", "--fail-on-warn", "--file", str(out))
-    assert "openapi: 3.0" in out.read_text()
+    assert "openapi: 3.1" in out.read_text()
 
 
 def _schema(client) -> dict:

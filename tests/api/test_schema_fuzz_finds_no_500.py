@@ -44,8 +44,8 @@ def _operations() -> list[tuple[str, str]]:
 
 
 def _json_schema(schema: Any) -> Any:
-    """OpenAPI 3.0 schema to JSON Schema: ``nullable`` becomes a null alternative, component
-    references point into ``$defs``."""
+    """An OpenAPI 3.1 schema (JSON Schema already) with its component references pointing into
+    ``$defs``."""
     if isinstance(schema, list):
         return [_json_schema(item) for item in schema]
     if not isinstance(schema, dict):
@@ -54,10 +54,8 @@ def _json_schema(schema: Any) -> Any:
     for key, value in schema.items():
         if key == "$ref":
             out[key] = value.replace("#/components/schemas/", "#/$defs/")
-        elif key not in ("nullable", "readOnly", "writeOnly", "example", "format"):
+        elif key not in ("readOnly", "writeOnly", "example", "format"):
             out[key] = _json_schema(value)
-    if schema.get("nullable"):
-        return {"anyOf": [out, {"type": "null"}]}
     return out
 
 

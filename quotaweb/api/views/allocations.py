@@ -13,6 +13,7 @@ from django.urls import path
 from drf_spectacular.utils import (
     OpenApiParameter,
     extend_schema,
+    extend_schema_field,
     extend_schema_serializer,
     inline_serializer,
 )
@@ -23,6 +24,7 @@ from rest_framework.views import APIView
 
 from quotaweb.allocations import selectors, services
 from quotaweb.api.errors import api_error_for
+from quotaweb.api.names import QUEUE_PATH_PATTERN, USER_NAME_PATTERN, pattern_string
 from quotaweb.api.problems import ApiError, bad_request
 from quotaweb.engine.gateway import (
     Admission,
@@ -40,13 +42,25 @@ class ResourceField(serializers.DictField):
     child = serializers.IntegerField(min_value=0)
 
 
+@extend_schema_field({
+    "type": "object", "maxProperties": services.MAX_RESOURCE_TYPES,
+    "propertyNames": {"minLength": 1, "maxLength": services.MAX_TEXT},
+    "additionalProperties": {"type": "integer", "minimum": 0, "maximum": services.MAX_QUANTITY},
+})
+class AllocationResourceField(ResourceField):
+    """An allocation's resource: the limits ``services.allocation_request`` checks."""
+
+
 class AllocationIn(serializers.Serializer):
-    allocationKey = serializers.CharField(max_length=255)
-    applicationId = serializers.CharField(max_length=255)
-    queuePath = serializers.CharField(max_length=1024)
-    user = serializers.CharField(max_length=255)
-    groups = serializers.ListField(child=serializers.CharField(), required=False)
-    resource = ResourceField()
+    allocationKey = serializers.CharField(max_length=services.MAX_TEXT)
+    applicationId = serializers.CharField(max_length=services.MAX_TEXT)
+    queuePath = serializers.RegexField(QUEUE_PATH_PATTERN, max_length=1024)
+    user = serializers.RegexField(USER_NAME_PATTERN, max_length=services.MAX_TEXT)
+    groups = serializers.ListField(
+        child=serializers.CharField(max_length=services.MAX_TEXT), required=False,
+        max_length=services.MAX_GROUPS,
+    )
+    resource = AllocationResourceField()
 
 
 class AllocationOut(serializers.Serializer):
@@ -56,11 +70,16 @@ class AllocationOut(serializers.Serializer):
 
 
 class DeniedOut(serializers.Serializer):
-    allowed = serializers.BooleanField()
+    """409: a denial (``error`` "denied", with ``allowed``, ``reason`` and ``headroom``), or an
+    allocation key already live with another request (``error`` "allocation_key_conflict", the
+    plain error body)."""
+
     error = serializers.CharField()
-    reason = serializers.CharField()
     message = serializers.CharField()
-    headroom = ResourceField(allow_null=True)
+    details = serializers.ListField(child=serializers.JSONField())
+    allowed = serializers.BooleanField(required=False)
+    reason = serializers.CharField(required=False)
+    headroom = ResourceField(allow_null=True, required=False)
 
 
 @extend_schema_serializer(component_name="ApiError")
@@ -141,7 +160,7 @@ def _whole(request: Request, name: str, *, default: int, low: int, high: int) ->
 class BatchView(APIView):
     @extend_schema(
         request=inline_serializer("Batch", {"operations": serializers.ListField(
-            child=serializers.JSONField(), max_length=services.MAX_BATCH)}),
+            child=serializers.JSONField(), min_length=1, max_length=services.MAX_BATCH)}),
         responses={200: inline_serializer("BatchResults", {
             "results": serializers.ListField(child=serializers.JSONField())})},
         summary="Up to 10,000 allocate and release operations, in order, stored together",
@@ -198,8 +217,8 @@ class ApplicationView(APIView):
 class HeadroomView(APIView):
     @extend_schema(
         parameters=[
-            OpenApiParameter("queuePath", {"type": "string", "minLength": 1}, required=True),
-            OpenApiParameter("user", {"type": "string", "minLength": 1}, required=True),
+            OpenApiParameter("queuePath", pattern_string(QUEUE_PATH_PATTERN), required=True),
+            OpenApiParameter("user", pattern_string(USER_NAME_PATTERN), required=True),
             OpenApiParameter("applicationId", {"type": "string", "minLength": 1}, required=True),
             OpenApiParameter("groups", str, required=False, description="comma separated"),
         ],

@@ -14,6 +14,7 @@ write slips in between, that is a 409 conflict with the same details.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -31,6 +32,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from quotaweb.api.errors import PreconditionFailed
+from quotaweb.api.names import pattern_string
 from quotaweb.api.parsers import (
     YAML_MAX_BYTES,
     YAML_PARSERS,
@@ -133,21 +135,29 @@ def _version_number(text: str) -> int:
     return int(text)
 
 
+# ``7``, ``"7"``, ``W/"7"`` or ``*`` (the active version), between spaces or tabs, or blank (as
+# if absent); the schema documents the same pattern.
+_IF_MATCH_PATTERN = r'[ \t]*(\*|(W/)?"?([0-9]+)"?)?[ \t]*'
+_IF_MATCH_RE = re.compile(_IF_MATCH_PATTERN)
+
+
 def _if_match(request: Request) -> int | None:
-    """The version named by ``If-Match`` (``7``, ``"7"`` or ``W/"7"``; ``*`` is the active one)."""
+    """The version named by ``If-Match``, or None when there is none."""
     raw = request.headers.get("If-Match")
-    if raw is None or not raw.strip():
+    if raw is None:
         return None
-    value = raw.strip()
-    if value == "*":
+    match = _IF_MATCH_RE.fullmatch(raw)
+    if match is None:
+        raise bad_request(ERR_IF_MATCH.format(value=raw))
+    tag, number = match[1], match[3]
+    if tag is None:
+        return None
+    if number is None:
         active = selectors.active_version_number()
         if active is None:
             raise ApiError(status_code=412, code="precondition_failed", message=ERR_NOTHING_ACTIVE)
         return active
-    value = value.removeprefix("W/").strip('"')
-    if not _digits(value):
-        raise bad_request(ERR_IF_MATCH.format(value=raw))
-    return int(value)
+    return int(number)
 
 
 def _precondition_failed(*, base: int | None) -> PreconditionFailed:
@@ -214,7 +224,8 @@ _DRY_RUN = OpenApiParameter(
     "base version), with the changes and impact instead of a new version; store nothing",
 )
 _IF_MATCH = OpenApiParameter(
-    "If-Match", OpenApiTypes.STR, location=OpenApiParameter.HEADER,
+    "If-Match", pattern_string(f"^{_IF_MATCH_PATTERN}$"),
+    location=OpenApiParameter.HEADER,
     description="the version this change was made from; 412 when it is no longer active",
 )
 
@@ -269,8 +280,9 @@ class ConfigView(ConfigApiView):
             body_base = body.get("base_version")
         if len(yaml_text.encode("utf-8", "surrogatepass")) > YAML_MAX_BYTES:
             raise too_large(YAML_MAX_BYTES)
+        dry_run = _flag(request, "dry_run")
         precondition = Precondition(request, body_base=body_base)
-        if _flag(request, "dry_run"):
+        if dry_run:
             return Response(_dry_run(yaml_text=yaml_text))
         version = precondition.write(lambda base: services.config_apply(
             yaml_text=yaml_text, author=request.user, comment=comment, base_version=base,
@@ -489,8 +501,9 @@ class QueueView(ConfigApiView):
             Response(_applied(version, queue=_queue_json(name, queue))), version.number
         )
 
+    # A delete answers the new version (200), not drf-spectacular's default 204 for DELETE.
     @extend_schema(request=WriteOptionsSerializer, parameters=[_IF_MATCH],
-                   responses=AppliedSerializer)
+                   responses={200: AppliedSerializer})
     def delete(self, request: Request, partition: str, queue_path: str) -> Response:
         comment, body_base = _write_options(_validated(WriteOptionsSerializer, request.data))
         precondition = Precondition(request, body_base=body_base)
@@ -557,8 +570,9 @@ class LimitView(ConfigApiView):
             Response(_applied(version, limit=_limit_json(queue.limits[at], at))), version.number
         )
 
+    # A delete answers the new version (200), not drf-spectacular's default 204 for DELETE.
     @extend_schema(request=WriteOptionsSerializer, parameters=[_IF_MATCH],
-                   responses=AppliedSerializer)
+                   responses={200: AppliedSerializer})
     def delete(self, request: Request, partition: str, queue_path: str, index: str) -> Response:
         comment, body_base = _write_options(_validated(WriteOptionsSerializer, request.data))
         precondition = Precondition(request, body_base=body_base)

@@ -44,6 +44,12 @@ from rest_framework.views import APIView
 
 from quotaweb.accounts.roles import is_viewer
 from quotaweb.allocations.applications import application_of, applications_in_queue
+from quotaweb.api.names import (
+    GROUP_NAME_PATTERN,
+    QUEUE_NAMES_PATTERN,
+    USER_NAME_PATTERN,
+    path_parameter,
+)
 from quotaweb.api.parsers import AnyTextParser
 from quotaweb.api.permissions import PublicReadOrViewer
 from quotaweb.api.problems import ApiError, bad_request, not_found
@@ -84,6 +90,7 @@ ERR_GROUP_NOT_FOUND = "Group not found"
 ERR_INVALID_USER = "Invalid user name"
 ERR_INVALID_GROUP = "Invalid group name"
 ERR_MISSING_PARAMETERS = "Missing parameters"
+ERR_FORMAT = "format must be json or yaml"
 # YuniKorn's texts (pkg/webservice/handlers.go), which its web UI and clients know.
 ERR_QUEUE_NOT_FOUND = "Queue not found"
 ERR_APPLICATION_NOT_FOUND = "Application not found"
@@ -237,11 +244,15 @@ class QueuesView(YunikornView):
         return Response(queue_tree_dao(partition=_partition(partition)))
 
 
+_QUEUE_PARAMETER = path_parameter(
+    "queue", QUEUE_NAMES_PATTERN, "a queue path (dotted queue names, e.g. root.research)")
+
+
 class QueueView(YunikornView):
     """One queue; its children too when ``subtree`` is given (any value), as in YuniKorn."""
 
     @extend_schema(
-        parameters=[OpenApiParameter(
+        parameters=[_QUEUE_PARAMETER, OpenApiParameter(
             "subtree", str, required=False,
             description="present (any value): include the queue's children",
         )],
@@ -263,9 +274,10 @@ class QueueApplicationsView(YunikornView):
     """The applications with live allocations in that queue (a leaf, where YuniKorn keeps
     applications), sorted by id."""
 
-    @extend_schema(responses={200: ApplicationInfoSerializer(many=True), **_errors(
+    @extend_schema(parameters=[_QUEUE_PARAMETER], responses={
+        200: ApplicationInfoSerializer(many=True), **_errors(
         e400=_BAD_QUEUE, e404=f"{_NO_PARTITION}, or {ERR_QUEUE_NOT_FOUND}", e503=_STARTING,
-    )})
+        )})
     def get(self, request: Request, partition: str, queue: str) -> Response:
         name = _known_partition(partition)
         queue_path = _queue(queue)
@@ -275,11 +287,12 @@ class QueueApplicationsView(YunikornView):
 
 
 class QueueApplicationView(YunikornView):
-    @extend_schema(responses={200: ApplicationInfoSerializer, **_errors(
-        e400=_BAD_QUEUE,
-        e404=f"{_NO_PARTITION}, {ERR_QUEUE_NOT_FOUND}, or {ERR_APPLICATION_NOT_FOUND}",
-        e503=_STARTING,
-    )})
+    @extend_schema(parameters=[_QUEUE_PARAMETER], responses={
+        200: ApplicationInfoSerializer, **_errors(
+            e400=_BAD_QUEUE,
+            e404=f"{_NO_PARTITION}, {ERR_QUEUE_NOT_FOUND}, or {ERR_APPLICATION_NOT_FOUND}",
+            e503=_STARTING,
+        )})
     def get(self, request: Request, partition: str, queue: str, application: str) -> Response:
         name = _known_partition(partition)
         queue_path = _queue(queue)
@@ -388,7 +401,8 @@ class UsersView(YunikornView):
 
 
 class UserView(YunikornView):
-    @extend_schema(responses=UserUsageSerializer)
+    @extend_schema(responses=UserUsageSerializer, parameters=[path_parameter(
+        "user", USER_NAME_PATTERN, "a user name; 400 for one that is no valid name")])
     def get(self, request: Request, partition: str, user: str) -> Response:
         name = query_unescape(user)
         if not is_user_name(name):
@@ -406,7 +420,8 @@ class GroupsView(YunikornView):
 
 
 class GroupView(YunikornView):
-    @extend_schema(responses=GroupUsageSerializer)
+    @extend_schema(responses=GroupUsageSerializer, parameters=[path_parameter(
+        "group", GROUP_NAME_PATTERN, "a group name; 400 for one that is no valid name")])
     def get(self, request: Request, partition: str, group: str) -> Response:
         name = query_unescape(group)
         if not is_group_name(name):
@@ -435,6 +450,9 @@ class ConfigView(YunikornView):
     @extend_schema(responses={(200, "text/yaml"): OpenApiTypes.OBJECT,
                               (200, "application/json"): OpenApiTypes.OBJECT})
     def get(self, request: Request) -> Response:
+        # DRF ignores an empty ?format=; the schema's enum says json or yaml, so say so.
+        if request.query_params.get("format", "json") not in ("json", "yaml"):
+            raise bad_request(ERR_FORMAT)
         current = active_version()
         if current is None:
             raise not_found(selectors.ERR_NO_CONFIG)
@@ -466,7 +484,7 @@ class ValidateConfView(YunikornView):
     parser_classes = [AnyTextParser]
 
     @extend_schema(
-        request={"application/yaml": OpenApiTypes.STR},
+        request={"application/yaml": OpenApiTypes.ANY},
         responses=inline_serializer("ValidateConf", fields={
             "allowed": serializers.BooleanField(),
             "reason": serializers.CharField(required=False),
