@@ -26,6 +26,7 @@ from quotaweb.api.problems import ApiError, too_large
 from quotaweb.config import edits, selectors
 from quotaweb.config.services import ConfigConflict, ConfigRejected, VersionNotFound
 from quotaweb.elastic.services import ElasticRejected
+from quotaweb.engine.elastic import NotALeaf, UnknownQueue
 from quotaweb.engine.gateway import (
     AllocationNotFound,
     EngineNotLoaded,
@@ -143,11 +144,14 @@ _DOMAIN: tuple[tuple[type[Exception] | tuple[type[Exception], ...],
         status_code=400, code="invalid", message=str(exc), details=exc.errors)),
     (AllocationNotFound, _simple(404, "not_found")),
     (AllocationInvalid, _simple(400, "bad_request")),
+    (UnknownQueue, _simple(404, "not_found")),
+    (NotALeaf, _simple(409, "conflict")),
     ((InvalidRequest, NotTracked), _simple(400, "bad_request")),
     (ConfigRejected, lambda exc, yunikorn: ApiError(
         status_code=400, code="invalid", message=ERR_INVALID.format(count=len(exc.errors)),
         details=exc.errors)),
     ((edits.NotFound, selectors.ConfigNotFound, VersionNotFound), _simple(404, "not_found")),
+    (edits.RootQueueRefused, _simple(409, "refused")),
     (edits.EditRefused, _simple(400, "refused")),
     (ConfigConflict, _conflict),
     (ElasticRejected, _simple(409, "elastic_rules")),

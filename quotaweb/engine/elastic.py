@@ -38,6 +38,15 @@ ERR_RESOURCE_VALUE = "{what}: {kind!r} must be a non-negative integer, not {valu
 Resource = dict[str, int]
 
 
+class UnknownQueue(InvalidRequest):
+    """The queue path names no queue of the partition (the API answers 404)."""
+
+
+class NotALeaf(InvalidRequest):
+    """Demand reported for a parent queue, which adds up its children's (the API answers 409:
+    the queue's place in the hierarchy, not the request's shape, is at odds)."""
+
+
 def resource_checked(value: object, *, what: str) -> Resource:
     """``value`` as a resource map (zero amounts dropped); ``InvalidRequest`` naming ``what``
     and the entry at fault otherwise."""
@@ -129,11 +138,11 @@ class ElasticState:
         with self.lock:
             tree = self._tree_now()
             if path not in tree:
-                raise InvalidRequest(ERR_UNKNOWN_QUEUE.format(
+                raise UnknownQueue(ERR_UNKNOWN_QUEUE.format(
                     path=queue_path, partition=self._partition.name
                 ))
             if not tree.is_leaf(path):
-                raise InvalidRequest(ERR_PARENT_QUEUE.format(path=path))
+                raise NotALeaf(ERR_PARENT_QUEUE.format(path=path))
         return path, resource_checked(demand, what="the demand")
 
     def set_demand(self, queue_path: str, demand: Mapping[str, int]) -> None:
@@ -281,7 +290,7 @@ class ElasticState:
         with self.lock:
             tree = self._tree_now()
             if path not in tree:
-                raise InvalidRequest(ERR_UNKNOWN_QUEUE.format(
+                raise UnknownQueue(ERR_UNKNOWN_QUEUE.format(
                     path=queue_path, partition=self._partition.name
                 ))
             return tree.explain(path, kind)

@@ -219,7 +219,7 @@ def test_the_root_cannot_be_renamed_or_given_resources(admin_token, active_small
     renamed = _send(admin_token, "patch", f"{QUEUES}/root/", {"name": "top"})
     resourced = _send(admin_token, "patch", f"{QUEUES}/root/", {"max": {"memory": "1Gi"}})
 
-    assert renamed.status_code == 400
+    assert (renamed.status_code, renamed.json()["error"]) == (409, "refused")
     assert renamed.json()["message"] == ERR_ROOT_RENAME
     assert resourced.status_code == 400
     assert ROOT_HAS_RESOURCES in [e["message"] for e in resourced.json()["details"]]
@@ -244,10 +244,10 @@ def test_a_delete_without_a_body_works_too(admin_token, active_small):
     assert admin_token.delete(f"{QUEUES}/root.web/").status_code == 200
 
 
-def test_deleting_the_root_is_400(admin_token, active_small):
+def test_deleting_the_root_is_409(admin_token, active_small):
     response = _send(admin_token, "delete", f"{QUEUES}/root/")
 
-    assert response.status_code == 400
+    assert (response.status_code, response.json()["error"]) == (409, "refused")
     assert response.json()["message"] == ERR_ROOT_DELETE
     assert _versions() == 1
 

@@ -103,11 +103,23 @@ def test_a_runtime_is_explained_step_by_step(admin_api, active_elastic):
     assert all(step["text"] for step in explained["steps"])
 
 
-def test_explaining_an_unknown_queue_is_a_clear_400(admin_api, active_elastic):
+def test_explaining_an_unknown_queue_is_a_clear_404(admin_api, active_elastic):
     answer = admin_api.get(EXPLAIN, {"queuePath": "root.nope", "resource": "gpu"})
-    assert answer.status_code == 400
+    assert answer.status_code == 404
+    assert answer.json()["error"] == "not_found"
     assert "root.nope" in answer.json()["message"]
     assert admin_api.get(EXPLAIN, {"queuePath": "root.a"}).status_code == 400
+
+
+def test_demand_for_an_unknown_queue_is_404_and_for_a_parent_queue_409(admin_api, active_elastic):
+    before = admin_api.get(ELASTIC).json()
+    answer = admin_api.put(DEMAND, {"queuePath": "root.nope", "resource": gpus(1)}, format="json")
+    assert (answer.status_code, answer.json()["error"]) == (404, "not_found")
+    assert "root.nope" in answer.json()["message"]
+    answer = admin_api.put(DEMAND, {"queuePath": "root.e", "resource": gpus(1)}, format="json")
+    assert (answer.status_code, answer.json()["error"]) == (409, "conflict")
+    assert "has child queues" in answer.json()["message"]
+    assert admin_api.get(ELASTIC).json() == before
 
 
 def test_viewers_read_and_only_admins_write(viewer_api, admin_api, active_elastic, outsider):
