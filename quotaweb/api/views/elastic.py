@@ -11,6 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from quotaweb.api.names import QUEUE_PATH_PATTERN, pattern_string
 from quotaweb.api.problems import bad_request, body_with
 from quotaweb.api.views.allocations import ErrorOut, ResourceField
 from quotaweb.elastic import selectors, services
@@ -77,9 +78,9 @@ class ClusterTotalView(APIView):
 class DemandView(APIView):
     @extend_schema(
         request=inline_serializer("ElasticDemand", {
-            "queuePath": serializers.CharField(), "resource": ResourceField(),
+            "queuePath": serializers.RegexField(QUEUE_PATH_PATTERN), "resource": ResourceField(),
         }),
-        responses={200: ElasticOut, 400: ErrorOut, 404: ErrorOut},
+        responses={200: ElasticOut, 400: ErrorOut, 404: ErrorOut, 409: ErrorOut},
         summary="Replace a leaf queue's pending demand ({} clears it)",
     )
     def put(self, request: Request, partition: str) -> Response:
@@ -107,8 +108,8 @@ class SettingsView(APIView):
 class ExplainView(APIView):
     @extend_schema(
         parameters=[
-            OpenApiParameter(name, {"type": "string", "minLength": 1}, required=True)
-            for name in ("queuePath", "resource")
+            OpenApiParameter("queuePath", pattern_string(QUEUE_PATH_PATTERN), required=True),
+            OpenApiParameter("resource", {"type": "string", "minLength": 1}, required=True),
         ],
         responses={200: inline_serializer("ElasticExplanation", {
             "queuePath": serializers.CharField(), "resource": serializers.CharField(),
