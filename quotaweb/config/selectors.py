@@ -44,6 +44,13 @@ from trackers.resources import (
     parse_resource_map,
 )
 
+
+def is_whole_number(text: str) -> bool:
+    """Digits 0-9 only: a version number or index from a URL or form. ``str.isdigit`` is true
+    of "²" too, which ``int`` refuses (a 500 where a 400 or 404 belongs)."""
+    return text.isascii() and text.isdigit()
+
+
 # The key path of a queue inside the document: ``partitions[0].queues[0].queues[2]``.
 _QUEUE_KEY_PATH = re.compile(r"^partitions\[\d+\](?:\.queues\[\d+\])*\.?")
 

@@ -343,7 +343,7 @@ def _limit_add(request: HttpRequest, context: dict[str, Any]) -> HttpResponse:
 
 def _limit_index(request: HttpRequest, context: dict[str, Any]) -> int | None:
     raw = request.POST.get("index", "")
-    if not raw.isdigit() or int(raw) >= len(context["limits"]):
+    if not selectors.is_whole_number(raw) or int(raw) >= len(context["limits"]):
         return None
     return int(raw)
 
@@ -443,7 +443,8 @@ def draft(request: HttpRequest) -> HttpResponse:
             return redirect("config:draft")
         if action == "unstage":
             raw = request.POST.get("position", "")
-            services.draft_unstage(author=request.user, position=int(raw) if raw.isdigit() else 0)
+            position = int(raw) if selectors.is_whole_number(raw) else 0
+            services.draft_unstage(author=request.user, position=position)
             messages.info(request, UNSTAGED)
             return redirect("config:draft")
         if action not in ("", "apply"):
@@ -592,7 +593,7 @@ def version_diff(request: HttpRequest, number: int) -> HttpResponse:
                 message=FIRST_VERSION.format(number=number),
             )
         raw = str(number - 1)
-    if not raw.isdigit():
+    if not selectors.is_whole_number(raw):
         return _problem(
             request, status=400, title="Bad comparison", message=ERR_AGAINST.format(value=raw)
         )

@@ -93,11 +93,6 @@ class ConfigApiView(APIView):
     parser_classes = [CappedJsonParser]
 
 
-def _digits(text: str) -> bool:
-    # ASCII only: str.isdigit() is true of "²" too, which int() refuses.
-    return text.isascii() and text.isdigit()
-
-
 def _flag(request: Request, name: str) -> bool:
     """A boolean query parameter as documented: 1/0, true/false, yes/no, on/off; absent is
     false, anything else a 400."""
@@ -130,7 +125,7 @@ def _is_json(request: Request) -> bool:
 
 
 def _version_number(text: str) -> int:
-    if not _digits(text):
+    if not selectors.is_whole_number(text):
         raise not_found(selectors.ERR_NO_VERSION.format(number=text))
     return int(text)
 
@@ -307,7 +302,7 @@ class VersionPages(PageNumberPagination):
 
     def _checked(self, request: Request, name: str, high: int) -> None:
         raw = request.query_params.get(name)
-        if raw is not None and not (_digits(raw) and 1 <= int(raw) <= high):
+        if raw is not None and not (selectors.is_whole_number(raw) and 1 <= int(raw) <= high):
             raise bad_request(ERR_PAGE_VALUE.format(name=name, high=high, value=raw))
 
     def paginate_queryset(self, queryset: Any, request: Request, view: Any = None) -> Any:
@@ -369,7 +364,7 @@ class VersionDiffView(ConfigApiView):
             if new.number <= 1:
                 raise bad_request(ERR_FIRST_VERSION.format(number=new.number))
             raw = str(new.number - 1)
-        if not _digits(raw):
+        if not selectors.is_whole_number(raw):
             raise bad_request(ERR_AGAINST.format(value=raw))
         old = _version(raw)
         diff = selectors.config_diff(
@@ -420,7 +415,7 @@ def _queue(config: Config, partition: str, queue_path: str) -> tuple[str, QueueM
 
 
 def _limit_index(queue: QueueModel, raw: str) -> int:
-    if not _digits(raw) or int(raw) >= len(queue.limits):
+    if not selectors.is_whole_number(raw) or int(raw) >= len(queue.limits):
         raise not_found(edits.ERR_LIMIT_NOT_FOUND.format(path=queue.path, index=raw))
     return int(raw)
 
