@@ -51,7 +51,8 @@ def _ledger() -> dict[str, Any]:
     return _check(CHECK_LEDGER, description, True, "The database answered")
 
 
-def _layer() -> dict[str, Any]:
+def layer_check() -> dict[str, Any]:
+    """Whether the channel layer carrying live usage answers (Redis pinged when there is one)."""
     description = "Check that the channel layer carrying live usage answers"
     try:
         layer = get_channel_layer()
@@ -80,5 +81,5 @@ def _layer() -> dict[str, Any]:
 
 
 def scheduler_health() -> dict[str, Any]:
-    checks = [_engines(), _ledger(), _layer()]
+    checks = [_engines(), _ledger(), layer_check()]
     return {"Healthy": all(check["Succeeded"] for check in checks), "HealthChecks": checks}

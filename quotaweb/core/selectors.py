@@ -3,10 +3,31 @@
 from __future__ import annotations
 
 from quotaweb import metrics
+from quotaweb.api.scheduler_health import layer_check
 from quotaweb.elastic.selectors import elastic_metric_series
 from quotaweb.engine.gateway import EngineNotLoaded, engines_get, engines_loaded
 from quotaweb.quotatrees.selectors import tree_metric_series
 from quotaweb.usage import page_selectors
+
+# Set once by ``manage.py web``: this process serves live sockets for an engine owner in another
+# process and loads no engines by design, so its health is its channel layer's.
+_sockets_only = False
+
+
+def sockets_only_set() -> None:
+    global _sockets_only
+    _sockets_only = True
+
+
+def sockets_health() -> dict | None:
+    """``{"status", "role", "channelLayer"}`` for a sockets-only process, None for any other."""
+    if not _sockets_only:
+        return None
+    check = layer_check()
+    return {
+        "status": "ok" if check["Succeeded"] else "unavailable", "role": "sockets",
+        "channelLayer": check["DiagnosisMessage"],
+    }
 
 
 def engine_health() -> dict | None:

@@ -14,6 +14,9 @@ def home(request):
 
 @require_GET
 def healthz(request):
+    sockets = selectors.sockets_health()
+    if sockets is not None:
+        return JsonResponse(sockets, status=200 if sockets["status"] == "ok" else 503)
     engine = selectors.engine_health()
     if engine is None:
         return JsonResponse({"status": "starting", "engine": {}}, status=503)

@@ -50,3 +50,17 @@ def test_healthz_shows_the_version_the_gateway_applied(client, gateway, sample_y
 
 def test_healthz_answers_get_only(client, gateway):
     assert client.post("/healthz").status_code == 405
+
+
+def test_a_socket_process_whose_redis_is_gone_is_503(client, monkeypatch, settings):
+    from quotaweb.core import selectors
+
+    monkeypatch.setattr(selectors, "_sockets_only", True)
+    settings.REDIS_URL = "redis://127.0.0.1:1/0"  # nothing listens on port 1
+
+    response = client.get("/healthz")
+
+    assert response.status_code == 503
+    body = response.json()
+    assert (body["status"], body["role"]) == ("unavailable", "sockets")
+    assert body["channelLayer"].startswith("Redis did not answer")

@@ -83,3 +83,14 @@ def test_an_update_from_the_owner_reaches_sockets_in_two_web_processes(processes
     for update in asyncio.run(scenario()):
         assert update["type"] == "update"
         assert update["changed"][0]["queues"]["resourceUsage"] == {"memory": GiB}
+
+
+def test_a_socket_process_is_healthy_without_engines(processes):
+    owner, web, _ = processes
+
+    status, health = web.request("GET", "/healthz")
+    assert status == 200
+    assert health == {"status": "ok", "role": "sockets", "channelLayer": "Redis answered"}
+    status, health = owner.request("GET", "/healthz")
+    assert status == 200
+    assert set(health["engine"]) == {"default"}

@@ -12,6 +12,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from quotaweb.core.selectors import sockets_only_set
 from quotaweb.core.serving import port_number, serve, site_url
 
 ERR_MODE = (
@@ -30,6 +31,7 @@ class Command(BaseCommand):
     def handle(self, *args, host, port, **options):
         if settings.QUOTAWEB_ENGINE_OWNER != "channel":
             raise CommandError(ERR_MODE)
+        sockets_only_set()
         self.stdout.write(f"Live sockets at {site_url(host, port)}ws/usage/<partition>/")
         self.stdout.flush()
         serve(host=host, port=port)
