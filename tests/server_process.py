@@ -185,6 +185,9 @@ class ServerProcess:
             self.kill()
         self.log.close()
 
+    def url(self, path: str = "/") -> str:
+        return f"http://127.0.0.1:{self.port}{path}"
+
     def connection(self, timeout: float = 30) -> http.client.HTTPConnection:
         return http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
 

@@ -21,13 +21,12 @@ import pytest
 from django.urls import Resolver404, resolve
 from playwright.sync_api import Error as PlaywrightError
 
+from tests.browser.demo_login import ADMIN, VIEWER, log_in
 from tests.server_process import ROOT, ServerProcess, free_port
 
 pytestmark = pytest.mark.browser
 
 SAMPLE = ROOT / "quotaweb" / "samples" / "queues.yaml"
-ADMIN = ("admin", "quota-admin-demo")
-VIEWER = ("viewer", "quota-viewer-demo")
 BLOCKING_IMPACTS = ("serious", "critical")
 DESKTOP = {"width": 1280, "height": 720}  # Playwright's own default
 # How each page is seen: the light theme on a desktop (every rule); the dark theme (it changes
@@ -121,32 +120,20 @@ def server(tmp_path_factory):
         yield process
 
 
-def _url(server: ServerProcess, path: str) -> str:
-    return f"http://127.0.0.1:{server.port}{path}"
-
-
-def _log_in(page, server: ServerProcess, who: tuple[str, str]) -> None:
-    page.goto(_url(server, "/accounts/login/"))
-    page.get_by_label("Username").fill(who[0])
-    page.get_by_label("Password").fill(who[1])
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url(_url(server, "/"))
-
-
 @pytest.fixture(scope="module")
 def team_link(browser, server) -> str:
     """A team dashboard's path, made by the admin through the links page's form."""
     context = browser.new_context()
     page = context.new_page()
-    _log_in(page, server, ADMIN)
-    page.goto(_url(server, "/teams/"))
+    log_in(page, server, who=ADMIN)
+    page.goto(server.url("/teams/"))
     form = page.locator("main form[method=post]").first
     values = form.evaluate("(form) => Object.fromEntries(new FormData(form))")
     values.update({"partition": "default", "kind": "group", "name": "ml-researchers",
                    "label": "ML wall screen"})
-    page.request.post(_url(server, "/teams/"), form=values,
-                      headers={"Referer": _url(server, "/teams/")})
-    page.goto(_url(server, "/teams/"))
+    page.request.post(server.url("/teams/"), form=values,
+                      headers={"Referer": server.url("/teams/")})
+    page.goto(server.url("/teams/"))
     # However the list shows a link (text to copy or an anchor), its address is in the page.
     found = re.search(r"/team/[\w-]+/", page.content())
     context.close()
@@ -157,7 +144,7 @@ def team_link(browser, server) -> str:
 def _stage_an_edit(page, server: ServerProcess) -> None:
     """The admin's draft holds one change, so the draft page and its diff are drawn: the queue
     form posted as the page fills it, with one value changed."""
-    page.goto(_url(server, "/config/queues/default/root.research/"))
+    page.goto(server.url("/config/queues/default/root.research/"))
     form = page.locator("form:has(button[value=queue-save])")
     values = form.evaluate("(form) => Object.fromEntries(new FormData(form))")
     values.update({"action": "queue-save", "queue-max_applications": "150"})
@@ -198,7 +185,7 @@ def _check(page, axe_script: Path, view: str, where: str, crawl: Crawl) -> None:
 
 
 def _links(page, server: ServerProcess) -> list[str]:
-    origin = _url(server, "")
+    origin = server.url("")
     hrefs = page.eval_on_selector_all(
         "a[href]:not([download])", "links => links.map((a) => a.href)"
     )
@@ -223,7 +210,7 @@ def _crawl(browser, server, axe_script, *, who, start: list[str], prepare=None) 
         context.add_init_script(f"localStorage.setItem({THEME_KEY!r}, {theme!r})")
         pages[view] = context.new_page()
         if who is not None:
-            _log_in(pages[view], server, who)
+            log_in(pages[view], server, who=who)
     if prepare is not None:
         prepare(pages[FIRST_VIEW], server)
     queue, seen, asked = list(start), set(), set()
@@ -236,7 +223,7 @@ def _crawl(browser, server, axe_script, *, who, start: list[str], prepare=None) 
         asked.add(asked_route)
         for view, page in pages.items():
             try:
-                response = page.goto(_url(server, path), wait_until="load")
+                response = page.goto(server.url(path), wait_until="load")
             except PlaywrightError as error:
                 if "Download is starting" in error.message:
                     break  # a file to save, not a page

@@ -14,12 +14,11 @@ import time
 import pytest
 from playwright.sync_api import expect
 
-from tests.server_process import ServerProcess
+from tests.browser.demo_login import VIEWER, log_in
 from tests.usage.pages import GiB
 
 pytestmark = pytest.mark.browser
 
-VIEWER = ("viewer", "quota-viewer-demo")
 BATCH = "/api/v1/partitions/{partition}/allocations/batch"
 ALLOCATIONS = "/api/v1/partitions/{partition}/allocations"
 CROWD = 60  # more than a page of 50
@@ -56,25 +55,12 @@ def crowd(server, token):
     assert status == 201, answer
 
 
-def _url(server: ServerProcess, path: str) -> str:
-    return f"http://127.0.0.1:{server.port}{path}"
-
-
-def _log_in(page, server: ServerProcess, path: str) -> None:
-    username, password = VIEWER
-    page.goto(_url(server, f"/accounts/login/?next={path}"))
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(password)
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url(_url(server, path))
-
-
 def _badge(page):
     return page.locator("[data-live-badge]")
 
 
 def test_the_users_list_pages_on_the_server_and_keeps_its_rows_live(page, server, token, crowd):
-    _log_in(page, server, "/usage/default/users/")
+    log_in(page, server, who=VIEWER, then="/usage/default/users/")
     rows = page.locator('tbody[data-rows="users"] tr')
     expect(rows).to_have_count(50)
     expect(page.locator("[data-count]")).to_contain_text("1\N{EN DASH}50 of")
@@ -99,7 +85,7 @@ def test_the_users_list_pages_on_the_server_and_keeps_its_rows_live(page, server
 
 
 def test_a_busy_queue_follows_its_first_users_and_links_to_the_rest(page, server, token, crowd):
-    _log_in(page, server, "/usage/default/queues/root.ops/")
+    log_in(page, server, who=VIEWER, then="/usage/default/queues/root.ops/")
     expect(_badge(page)).to_have_text("live")
     expect(page.locator('tbody[data-rows="users"] tr')).to_have_count(25)
     first = page.locator('tbody[data-rows="users"] tr[data-key="crowd-00"]')
@@ -116,7 +102,7 @@ def test_a_busy_queue_follows_its_first_users_and_links_to_the_rest(page, server
 
 
 def test_the_feed_groups_an_applications_allocations_as_they_come(page, server, token):
-    _log_in(page, server, "/usage/default/activity/?user=feed-user")
+    log_in(page, server, who=VIEWER, then="/usage/default/activity/?user=feed-user")
     expect(_badge(page)).to_have_text("live")
     operations = [
         {"op": "allocate", "allocationKey": f"feed-{n}", "applicationId": "feed-app",
@@ -154,7 +140,7 @@ def test_the_feed_keeps_rows_older_than_what_the_socket_sends(page, server, toke
     status, answer = server.request("POST", BATCH.format(partition="default"),
                                     {"operations": operations}, token)
     assert status == 200, answer
-    _log_in(page, server, "/usage/default/activity/?user=early-user")
+    log_in(page, server, who=VIEWER, then="/usage/default/activity/?user=early-user")
     expect(_badge(page)).to_have_text("live")
     page.wait_for_timeout(500)  # the first snapshot drawn
     rows = page.locator('tbody[data-rows="events"] tr')
@@ -167,7 +153,7 @@ def test_the_users_table_fits_a_wide_screen(browser, server, crowd):
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     page = context.new_page()
     try:
-        _log_in(page, server, "/usage/gpu/users/")
+        log_in(page, server, who=VIEWER, then="/usage/gpu/users/")
         scroll = page.locator(".table-scroll").first
         sizes = scroll.evaluate("box => [box.scrollWidth, box.clientWidth]")
         assert sizes[0] <= sizes[1], "the users table scrolls sideways at 1,400 px"
@@ -177,7 +163,7 @@ def test_the_users_table_fits_a_wide_screen(browser, server, crowd):
         line = cell.evaluate("td => parseFloat(getComputedStyle(td).lineHeight)")
         assert cell.evaluate("td => td.getBoundingClientRect().height") < 2.6 * line + 12
         # A resource name is never broken mid-word.
-        page.goto(_url(server, "/usage/gpu/users/gpu-user/"))
+        page.goto(server.url("/usage/gpu/users/gpu-user/"))
         label = page.locator(".ubar-label", has_text="nvidia.com/gpu").first
         height = label.evaluate("e => e.getBoundingClientRect().height")
         assert height < 1.5 * label.evaluate("e => parseFloat(getComputedStyle(e).lineHeight)")
@@ -189,7 +175,7 @@ def test_on_a_phone_each_row_shows_more_than_a_name(browser, server, crowd):
     context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
     page = context.new_page()
     try:
-        _log_in(page, server, "/usage/gpu/users/")
+        log_in(page, server, who=VIEWER, then="/usage/gpu/users/")
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
         row = page.locator('tr[data-key="gpu-user"]')
         for text in ("memory 64 GiB", "nvidia.com/gpu 2", "32 vcore"):
@@ -210,7 +196,7 @@ def test_on_a_phone_each_row_shows_more_than_a_name(browser, server, crowd):
 def test_the_badge_turns_stale_within_5_s_of_a_frozen_server_and_recovers_within_2_s(
     page, server
 ):
-    _log_in(page, server, "/usage/default/users/alice/")
+    log_in(page, server, who=VIEWER, then="/usage/default/users/alice/")
     expect(_badge(page)).to_have_text("live")
     updated = page.locator("[data-live-updated]")
     expect(updated).to_have_text(re.compile(r"^updated \d\d:\d\d:\d\d$"))

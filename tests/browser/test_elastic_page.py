@@ -9,13 +9,13 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser.demo_login import ADMIN, log_in
 from tests.configs import ELASTIC_YAML
 from tests.elastic.support import K1_DEMAND, K1_RUNTIME, gpus
 from tests.server_process import ServerProcess, free_port
 
 pytestmark = pytest.mark.browser
 
-ADMIN = ("admin", "quota-admin-demo")
 PAGE = "/elastic/default/"
 DEMAND = "/api/v1/partitions/default/elastic/demand"
 SETTINGS = "/api/v1/partitions/default/elastic/settings"
@@ -35,25 +35,12 @@ def token(server) -> str:
     return server.token("admin")
 
 
-def _url(server: ServerProcess, path: str) -> str:
-    return f"http://127.0.0.1:{server.port}{path}"
-
-
-def _log_in(page, server: ServerProcess) -> None:
-    username, password = ADMIN
-    page.goto(_url(server, f"/accounts/login/?next={PAGE}"))
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(password)
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url(_url(server, PAGE))
-
-
 def _runtime(page, path: str):
     return page.locator(f'tbody[data-key="{path}"] td.runtime')
 
 
 def test_an_admin_turns_it_on_sets_the_total_and_sees_demand_arrive(page, server, token):
-    _log_in(page, server)
+    log_in(page, server, who=ADMIN, then=PAGE)
     badge = page.locator("[data-live-badge]")
     expect(badge).to_have_text("live")
     # The first snapshot matched what the server drew: no queue had to be drawn again.
@@ -63,13 +50,13 @@ def test_an_admin_turns_it_on_sets_the_total_and_sees_demand_arrive(page, server
     expect(page.locator("[data-no-total]")).to_be_visible()
 
     page.get_by_role("button", name="Turn elastic quota on").click()
-    page.wait_for_url(_url(server, PAGE))
+    page.wait_for_url(server.url(PAGE))
     expect(page.get_by_role("status").filter(has_text="Elastic quota is on")).to_be_visible()
     expect(page.locator('[data-field="enabled"]')).to_have_text("on")
 
     page.get_by_label("Cluster total").fill("gpu: 100")
     page.get_by_role("button", name="Set the cluster total").click()
-    page.wait_for_url(_url(server, PAGE))
+    page.wait_for_url(server.url(PAGE))
     done = page.get_by_text("The cluster total of partition default is now gpu 100.")
     expect(done).to_be_visible()
     expect(page.locator('[data-field="cluster-total"]')).to_have_text("gpu 100")
@@ -129,7 +116,7 @@ def test_the_page_fits_a_phone(browser, server):
     context = browser.new_context(viewport={"width": 375, "height": 740}, is_mobile=True)
     page = context.new_page()
     try:
-        _log_in(page, server)
+        log_in(page, server, who=ADMIN, then=PAGE)
         expect(page.locator("[data-live-badge]")).to_have_text("live")
         # the wide table scrolls in its own box; the page does not scroll sideways
         width = page.evaluate("document.documentElement.scrollWidth")

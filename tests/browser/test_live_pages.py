@@ -12,12 +12,12 @@ import time
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser.demo_login import VIEWER, log_in
 from tests.server_process import ServerProcess
 from tests.usage.pages import GiB
 
 pytestmark = pytest.mark.browser
 
-VIEWER = ("viewer", "quota-viewer-demo")
 ALICE = "/usage/default/users/alice/"
 ALLOCATIONS = "/api/v1/partitions/default/allocations"
 # Backoff tops out at 30 s; a restart takes a few seconds: the page must be back well within.
@@ -34,19 +34,6 @@ def token(server) -> str:
     return server.token("admin")
 
 
-def _url(server: ServerProcess, path: str) -> str:
-    return f"http://127.0.0.1:{server.port}{path}"
-
-
-def _log_in(page, server: ServerProcess, path: str) -> None:
-    username, password = VIEWER
-    page.goto(_url(server, f"/accounts/login/?next={path}"))
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(password)
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url(_url(server, path))
-
-
 def _allocate(server: ServerProcess, token: str, key: str, memory: int) -> None:
     status, answer = server.request("POST", ALLOCATIONS, {
         "allocationKey": key, "applicationId": "app-1", "queuePath": "root.eng.ml",
@@ -60,7 +47,7 @@ def _badge(page):
 
 
 def test_a_users_page_follows_an_allocation_within_a_second(page, server, token):
-    _log_in(page, server, ALICE)
+    log_in(page, server, who=VIEWER, then=ALICE)
     expect(_badge(page)).to_have_text("live")
     expect(_badge(page)).to_have_attribute("data-state", "live")
     # The first snapshot matched what the server drew: no row had to change.
@@ -82,7 +69,7 @@ def test_a_users_page_follows_an_allocation_within_a_second(page, server, token)
 
 
 def test_the_page_reconnects_and_resyncs_after_the_server_restarts(page, server, token):
-    _log_in(page, server, ALICE)
+    log_in(page, server, who=VIEWER, then=ALICE)
     expect(_badge(page)).to_have_text("live")
     eng = page.locator('tbody[data-rows="tree"] tr[data-key="root.eng"]')
     before = eng.get_attribute("data-sig")
@@ -100,7 +87,7 @@ def test_the_page_reconnects_and_resyncs_after_the_server_restarts(page, server,
 
 
 def test_the_badge_says_since_when_the_figures_are_stale(page, server, token):
-    _log_in(page, server, ALICE)
+    log_in(page, server, who=VIEWER, then=ALICE)
     expect(_badge(page)).to_have_text("live")
     server.kill()
     try:
@@ -122,7 +109,7 @@ def test_the_badge_says_since_when_the_figures_are_stale(page, server, token):
     ],
 )
 def test_a_viewer_sees_no_admin_controls(page, server, path):
-    _log_in(page, server, path)
+    log_in(page, server, who=VIEWER, then=path)
     expect(_badge(page)).to_have_text("live")
     expect(page.locator("[data-role]")).to_have_text("viewer")
     posting = page.locator("form[method=post]:not([action='/accounts/logout/'])")
@@ -132,7 +119,7 @@ def test_a_viewer_sees_no_admin_controls(page, server, path):
 
 
 def test_the_activity_feed_shows_a_denial_as_it_happens(page, server, token):
-    _log_in(page, server, "/usage/default/activity/?type=denied")
+    log_in(page, server, who=VIEWER, then="/usage/default/activity/?type=denied")
     expect(_badge(page)).to_have_text("live")
     status, answer = server.request("POST", ALLOCATIONS, {
         "allocationKey": "too-much", "applicationId": "app-1", "queuePath": "root.eng.ml",
@@ -149,7 +136,7 @@ def test_the_pages_work_with_the_keyboard_and_on_a_phone(browser, server):
     context = browser.new_context(viewport={"width": 375, "height": 740}, is_mobile=True)
     page = context.new_page()
     try:
-        _log_in(page, server, "/usage/default/users/")
+        log_in(page, server, who=VIEWER, then="/usage/default/users/")
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= 375, "the page scrolls sideways on a phone"
         page.get_by_label("Name contains").focus()
@@ -160,6 +147,6 @@ def test_the_pages_work_with_the_keyboard_and_on_a_phone(browser, server):
         link = page.get_by_role("link", name="alice", exact=True)
         link.focus()
         page.keyboard.press("Enter")
-        page.wait_for_url(_url(server, ALICE))
+        page.wait_for_url(server.url(ALICE))
     finally:
         context.close()

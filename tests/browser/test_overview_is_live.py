@@ -7,8 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from quotaweb.accounts.services import DEMO_VIEWER_PASSWORD_DEFAULT, DEMO_VIEWER_USERNAME
-from tests.server_process import ServerProcess
+from tests.browser.demo_login import VIEWER, log_in
 from tests.usage.pages import GiB
 
 pytestmark = pytest.mark.browser
@@ -21,20 +20,8 @@ def server(demo_server):
     return demo_server
 
 
-def _url(server: ServerProcess, path: str) -> str:
-    return f"http://127.0.0.1:{server.port}{path}"
-
-
-def _log_in(page, server: ServerProcess) -> None:
-    page.goto(_url(server, "/accounts/login/?next=/"))
-    page.get_by_label("Username").fill(DEMO_VIEWER_USERNAME)
-    page.get_by_label("Password").fill(DEMO_VIEWER_PASSWORD_DEFAULT)
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url(_url(server, "/"))
-
-
 def test_every_partition_is_live_with_bars_and_links(page, server):
-    _log_in(page, server)
+    log_in(page, server, who=VIEWER)
     cards = page.locator("section.partition[data-live]")
     expect(cards).to_have_count(2)
     for card in cards.all():
@@ -57,6 +44,6 @@ def test_every_partition_is_live_with_bars_and_links(page, server):
     ml.get_by_role("link", name="ml").click()
     expect(page.get_by_role("heading", level=1)).to_contain_text("root.eng.ml")
     page.locator("[data-config-link]").click()
-    expect(page).to_have_url(_url(server, "/config/queues/default/root.eng.ml/"))
+    expect(page).to_have_url(server.url("/config/queues/default/root.eng.ml/"))
     page.locator("[data-usage-link]").click()
-    expect(page).to_have_url(_url(server, "/usage/default/queues/root.eng.ml/"))
+    expect(page).to_have_url(server.url("/usage/default/queues/root.eng.ml/"))

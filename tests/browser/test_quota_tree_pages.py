@@ -11,11 +11,11 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser.demo_login import ADMIN, log_in
 from tests.server_process import ServerProcess
 
 pytestmark = pytest.mark.browser
 
-ADMIN = ("admin", "quota-admin-demo")
 NEW = "/trees/new/"
 TREE = "/trees/lab/"
 ALLOCATIONS = "/api/v1/quota-trees/lab/allocations"
@@ -29,19 +29,6 @@ def server(demo_server):
 @pytest.fixture(scope="module")
 def token(server) -> str:
     return server.token("admin")
-
-
-def _url(server: ServerProcess, path: str) -> str:
-    return f"http://127.0.0.1:{server.port}{path}"
-
-
-def _log_in(page, server: ServerProcess, path: str) -> None:
-    username, password = ADMIN
-    page.goto(_url(server, f"/accounts/login/?next={path}"))
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(password)
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url(_url(server, path))
 
 
 def _allocate(server: ServerProcess, token: str, cid: str, group: str, cpu: int,
@@ -78,9 +65,9 @@ def _build_the_tree_in_the_editor(page) -> None:
 
 
 def test_an_admin_builds_a_tree_and_watches_consumers_arrive(page, server, token):
-    _log_in(page, server, NEW)
+    log_in(page, server, who=ADMIN, then=NEW)
     _build_the_tree_in_the_editor(page)
-    page.wait_for_url(_url(server, TREE))
+    page.wait_for_url(server.url(TREE))
     expect(page.get_by_role("status").filter(has_text="Created tree lab (version 1).")) \
         .to_be_visible()
     expect(page.locator("[data-live-badge]")).to_have_text("live")
@@ -149,12 +136,12 @@ def test_the_pages_fit_a_phone(browser, server, token):
     context = browser.new_context(viewport={"width": 375, "height": 740}, is_mobile=True)
     page = context.new_page()
     try:
-        _log_in(page, server, "/trees/phone/")
+        log_in(page, server, who=ADMIN, then="/trees/phone/")
         expect(page.locator("[data-live-badge]")).to_have_text("live")
         expect(_node(page, "top").locator(".tq-slack")).to_contain_text("over-committed")
         # the wide tables scroll in their own boxes; the pages do not scroll sideways
         for path in ("/trees/phone/", "/trees/", "/trees/phone/edit/"):
-            page.goto(_url(server, path))
+            page.goto(server.url(path))
             width = page.evaluate("document.documentElement.scrollWidth")
             assert width <= 375, f"{path} scrolls sideways on a phone"
     finally:
