@@ -107,3 +107,9 @@ def axe_script() -> Path:
             capture_output=True,
         )
     return installed / "axe.min.js"
+
+
+@pytest.fixture(scope="module")
+def token(server) -> str:
+    """The demo admin's API token on the module's ``server`` (a ServerProcess)."""
+    return server.token("admin")

@@ -30,11 +30,6 @@ def server(demo_server):
 
 
 @pytest.fixture(scope="module")
-def token(server) -> str:
-    return server.token("admin")
-
-
-@pytest.fixture(scope="module")
 def crowd(server, token):
     """CROWD users crowd-00..crowd-59 with one allocation each in root.ops, and one GPU user in
     partition gpu whose usage names every resource."""

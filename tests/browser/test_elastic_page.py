@@ -30,11 +30,6 @@ def server(tmp_path_factory):
         yield process
 
 
-@pytest.fixture(scope="module")
-def token(server) -> str:
-    return server.token("admin")
-
-
 def _runtime(page, path: str):
     return page.locator(f'tbody[data-key="{path}"] td.runtime')
 

@@ -20,18 +20,14 @@ pytestmark = pytest.mark.browser
 
 ALICE = "/usage/default/users/alice/"
 ALLOCATIONS = "/api/v1/partitions/default/allocations"
-# Backoff tops out at 30 s; a restart takes a few seconds: the page must be back well within.
+# Retries come every second at most; a restart takes a few seconds: the page must be back well
+# within this.
 RECONNECT_MS = 45_000
 
 
 @pytest.fixture(scope="module")
 def server(demo_server):
     return demo_server
-
-
-@pytest.fixture(scope="module")
-def token(server) -> str:
-    return server.token("admin")
 
 
 def _allocate(server: ServerProcess, token: str, key: str, memory: int) -> None:

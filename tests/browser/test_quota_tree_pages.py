@@ -26,11 +26,6 @@ def server(demo_server):
     return demo_server
 
 
-@pytest.fixture(scope="module")
-def token(server) -> str:
-    return server.token("admin")
-
-
 def _allocate(server: ServerProcess, token: str, cid: str, group: str, cpu: int,
               priority: int = 0) -> dict:
     status, answer = server.request("POST", ALLOCATIONS, {
