@@ -26,6 +26,7 @@ from collections.abc import Awaitable, Callable
 from concurrent.futures import Executor
 from typing import Any
 
+import orjson
 from django.conf import settings
 from django.db import close_old_connections
 from django.http import QueryDict
@@ -71,6 +72,19 @@ _JSON_TYPES = frozenset({b"application/json", b"application/json; charset=utf-8"
 # DRF answers 406 to an Accept its JSON renderer does not satisfy; these it always satisfies.
 _ACCEPTED = frozenset({b"", b"*/*", b"application/json"})
 _renderer = JSONRenderer()
+
+
+def _render(data: Any) -> bytes:
+    """The bytes DRF's ``JSONRenderer`` gives (compact, UTF-8), written by orjson in a fifth of
+    the time. DRF escapes U+2028 and U+2029 for JavaScript: answers holding them are left to it.
+    These answers hold no floats, which the two write differently (orjson writes NaN as null)."""
+    try:
+        content = orjson.dumps(data)
+    except TypeError:
+        return _renderer.render(data)
+    if b"\xe2\x80\xa8" in content or b"\xe2\x80\xa9" in content:
+        return _renderer.render(data)
+    return content
 
 
 def _allow(view: type) -> bytes:
@@ -197,12 +211,12 @@ def _answer(name: str, args: dict[str, str], token: str, method: str, body: byte
             data = headroom_answer(
                 partition=partition, params=QueryDict(query, encoding=settings.DEFAULT_CHARSET)
             )
-            return 200, _renderer.render(data)
+            return 200, _render(data)
         parsed = json_body(body)
         if name == "allocate":
             code, data = allocation_answer(partition=partition, data=parsed)
-            return code, _renderer.render(data)
-        return 200, _renderer.render(batch_answer(partition=partition, data=parsed))
+            return code, _render(data)
+        return 200, _render(batch_answer(partition=partition, data=parsed))
     except Exception as exc:
         if isinstance(exc, APIException) or api_error_for(exc) is not exc:
             # An error of the contract, raised before anything changed: the views answer it

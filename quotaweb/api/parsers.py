@@ -9,8 +9,10 @@ huge body costs at most the cap in memory and never becomes a 500.
 from __future__ import annotations
 
 import json
+import re
 from typing import IO, Any
 
+import orjson
 from django.conf import settings
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import BaseParser
@@ -92,8 +94,22 @@ class CappedJsonParser(BaseParser):
         return json_body(read_capped(stream, limit=json_max_bytes()))
 
 
+_LONG_DIGITS = re.compile(rb"[0-9]{19}")
+
+
 def json_body(data: bytes) -> Any:
-    """A JSON body already read within its cap; ``ParseError`` when it is not JSON."""
+    """A JSON body already read within its cap; ``ParseError`` when it is not JSON.
+
+    orjson reads strict JSON (UTF-8, no NaN, no lone surrogates) four times as fast as the
+    standard library, which matters for a batch of 10,000 operations; anything it refuses is
+    read again by the standard library, whose answer (the value, or the error and where) is the
+    contract's. So is a body with a run of 19 digits or more: orjson turns an integer beyond 64
+    bits into a float, where the standard library keeps it exact."""
+    if _LONG_DIGITS.search(data) is None:
+        try:
+            return orjson.loads(data)
+        except orjson.JSONDecodeError:
+            pass
     text = decode_text(data)
     try:
         return json.loads(text, parse_constant=_refuse_constant)
