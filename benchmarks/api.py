@@ -1,7 +1,10 @@
 """The allocation API over HTTP against the real server (``manage.py serve``, daphne), each
 figure also as a ratio to a floor measured in the same run on the same machine.
 
-Prints, as medians of several runs:
+Prints, as medians of several runs, each ratio taken within its run from work interleaved in
+blocks of a few seconds (floor and single allocates in turns of 200 requests; one slice of the
+engine's increases before each batch round), so that a machine whose speed drifts, as a shared
+one does, moves both sides of a ratio alike:
 - the floor: the same server (daphne) serving ``floor_app.py``, an ASGI app that only reads the
   body and answers, one client on a kept-alive connection, p50/p99 per round trip; and the
   engine's own increase rate (``engine.py``'s scenario of a random user per operation);
@@ -67,6 +70,7 @@ TARGET_P50_RATIO = 3.0
 TARGET_P99_RATIO = 5.0
 TARGET_BATCH_RATIO = 0.8
 ENGINE_OPS = 100_000
+SINGLES_BLOCK = 200
 BENCHMARKS = Path(__file__).resolve().parent
 
 
@@ -128,28 +132,26 @@ def floor_server(port: int):
         process.wait(timeout=30)
 
 
-def floor(server: ServerProcess, port: int, *, count: int) -> dict[str, float]:
-    """The single-allocate client loop, as it is, against the floor app on ``port``."""
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+def _floor_block(
+    server: ServerProcess, connection: http.client.HTTPConnection, *, start: int, count: int
+) -> list[float]:
+    """The single-allocate client loop, as it is, against the floor app: round trip times."""
     latencies = []
-    for n in range(count):
+    for n in range(start, start + count):
         t0 = time.perf_counter()
         status, _ = server.request("POST", ALLOCATIONS, _allocation(f"f{n}", n), "", connection)
         latencies.append(time.perf_counter() - t0)
         assert status == 201, status
-    connection.close()
-    return {
-        "floor_p50_ms": _percentile(latencies, 0.50) * 1000,
-        "floor_p99_ms": _percentile(latencies, 0.99) * 1000,
-    }
+    return latencies
 
 
-def engine_rate(world, *, count: int, run: int) -> dict[str, float]:
-    """``engine.py``'s increase rate (a random user per operation) in this run."""
+def engine_rate(world, *, run: int) -> float:
+    """``engine.py``'s increase rate (a random user per operation, ``ENGINE_OPS`` increases on
+    a fresh engine), per second."""
     partition, users, home, member = world
-    ops = make_ops(users, home, member, count, seed=run)
+    ops = make_ops(users, home, member, ENGINE_OPS, seed=run)
     seconds, _ = timed_increases(Engine(partition), ops)
-    return {"engine_increase_per_s": count / seconds}
+    return ENGINE_OPS / seconds
 
 
 def preload(server: ServerProcess, token: str, *, live: int) -> None:
@@ -164,34 +166,60 @@ def preload(server: ServerProcess, token: str, *, live: int) -> None:
     connection.close()
 
 
-def singles(server: ServerProcess, token: str, *, count: int, run: int) -> dict[str, float]:
+def singles(
+    server: ServerProcess, token: str, floor_port: int, *, count: int, run: int,
+    block: int = SINGLES_BLOCK,
+) -> dict[str, float]:
+    """Single allocates, then their releases, one client on a kept-alive connection, in blocks
+    of ``block`` each preceded by a block of the floor's: the ratios compare round trips made
+    in the same few seconds, whatever else the machine is doing then."""
     connection = server.connection()
-    latencies, releases = [], []
+    floor_connection = http.client.HTTPConnection("127.0.0.1", floor_port, timeout=30)
+    floor_latencies, latencies, releases = [], [], []
     keys = [f"s{run}-{n}" for n in range(count)]
-    started = time.perf_counter()
-    for n, key in enumerate(keys):
-        t0 = time.perf_counter()
-        status, _ = server.request("POST", ALLOCATIONS, _allocation(key, n), token, connection)
-        latencies.append(time.perf_counter() - t0)
-        assert status == 201, status
-    elapsed = time.perf_counter() - started
-    for key in keys:
-        t0 = time.perf_counter()
-        status, _ = server.request("DELETE", f"{ALLOCATIONS}/{key}", None, token, connection)
-        releases.append(time.perf_counter() - t0)
-        assert status == 204, status
+    elapsed = 0.0
+    for start in range(0, count, block):
+        floor_latencies += _floor_block(server, floor_connection, start=start, count=block)
+        started = time.perf_counter()
+        for n in range(start, min(count, start + block)):
+            t0 = time.perf_counter()
+            status, _ = server.request(
+                "POST", ALLOCATIONS, _allocation(keys[n], n), token, connection
+            )
+            latencies.append(time.perf_counter() - t0)
+            assert status == 201, status
+        elapsed += time.perf_counter() - started
+    for start in range(0, count, block):
+        floor_latencies += _floor_block(server, floor_connection, start=start, count=block)
+        for key in keys[start:start + block]:
+            t0 = time.perf_counter()
+            status, _ = server.request("DELETE", f"{ALLOCATIONS}/{key}", None, token, connection)
+            releases.append(time.perf_counter() - t0)
+            assert status == 204, status
     connection.close()
+    floor_connection.close()
+    floor_p50, floor_p99 = _percentile(floor_latencies, 0.50), _percentile(floor_latencies, 0.99)
     return {
+        "floor_p50_ms": floor_p50 * 1000,
+        "floor_p99_ms": floor_p99 * 1000,
         "allocate_per_s": count / elapsed,
         "allocate_p50_ms": _percentile(latencies, 0.50) * 1000,
         "allocate_p99_ms": _percentile(latencies, 0.99) * 1000,
         "release_p50_ms": _percentile(releases, 0.50) * 1000,
+        "allocate_p50_ratio": _percentile(latencies, 0.50) / floor_p50,
+        "allocate_p99_ratio": _percentile(latencies, 0.99) / floor_p99,
+        "release_p50_ratio": _percentile(releases, 0.50) / floor_p50,
     }
 
 
-def batches(server: ServerProcess, token: str, *, count: int, run: int) -> dict[str, float]:
+def batches(
+    server: ServerProcess, token: str, world, *, count: int, run: int
+) -> dict[str, float]:
     """Steady state (the live set stays near its preloaded size): each round allocates a batch
-    of 1,000, then releases it; and a mixed batch releases 500 and allocates 500."""
+    of 1,000, then releases it; and a mixed batch releases 500 and allocates 500. The engine's
+    own rate, ``engine.py``'s scenario as it is (``ENGINE_OPS`` increases on a fresh engine, a
+    random user each), is measured in this process right before the batches and right after
+    them, and averaged: the ratio compares work done within the same few seconds."""
     connection = server.connection()
     # Bodies are encoded before the clock starts and answers decoded after it stops: the figure
     # is the server's, not the client's.
@@ -205,6 +233,7 @@ def batches(server: ServerProcess, token: str, *, count: int, run: int) -> dict[
         for b in range(count)
     ]
     timings = {"allocate": 0.0, "release": 0.0}
+    engine_before = engine_rate(world, run=run)
     for allocate, release in rounds:
         for kind, encoded in (("allocate", allocate), ("release", release)):
             t0 = time.perf_counter()
@@ -229,10 +258,15 @@ def batches(server: ServerProcess, token: str, *, count: int, run: int) -> dict[
     release = [{"op": "release", "allocationKey": key} for key in previous]
     server.request("POST", f"{ALLOCATIONS}/batch", _encoded(release), token, connection)
     connection.close()
+    engine = (engine_before + engine_rate(world, run=run)) / 2
     return {
+        "engine_increase_per_s": engine,
         "batch_allocate_ops_per_s": count * 1000 / timings["allocate"],
         "batch_release_ops_per_s": count * 1000 / timings["release"],
         "batch_mixed_ops_per_s": count * 1000 / mixed_elapsed,
+        "batch_allocate_ratio": count * 1000 / timings["allocate"] / engine,
+        "batch_release_ratio": count * 1000 / timings["release"] / engine,
+        "batch_mixed_ratio": count * 1000 / mixed_elapsed / engine,
     }
 
 
@@ -295,46 +329,45 @@ def main() -> None:
         try:
             server.wait_ready()
             # Warm-up: first requests load code paths and fill caches.
-            floor(server, floor_port, count=200)
-            singles(server, token, count=200, run=-1)
+            singles(server, token, floor_port, count=200, run=-1)
             preload(server, token, live=args.live)
             figures: dict[str, list[float]] = {}
             for run in range(args.runs):
-                for name, value in {
-                    **floor(server, floor_port, count=args.singles),
-                    **singles(server, token, count=args.singles, run=run),
-                    **batches(server, token, count=args.batches, run=run),
-                    **batches_pipelined(server, token, count=args.batches // 2, run=run),
-                    **engine_rate(world, count=ENGINE_OPS, run=run),
-                }.items():
+                run_figures = {
+                    **singles(server, token, floor_port, count=args.singles, run=run),
+                    **batches(server, token, world, count=args.batches, run=run),
+                }
+                pipelined = batches_pipelined(server, token, count=args.batches // 2, run=run)
+                run_figures.update(pipelined, batch_pipelined_ratio=(
+                    pipelined["batch_pipelined_ops_per_s"] / run_figures["engine_increase_per_s"]
+                ))
+                for name, value in run_figures.items():
                     figures.setdefault(name, []).append(value)
         finally:
             server.close()
     median = {name: statistics.median(values) for name, values in figures.items()}
-    floor_p50, floor_p99 = median["floor_p50_ms"], median["floor_p99_ms"]
-    engine_ops = median["engine_increase_per_s"]
     ledger = "PostgreSQL" if args.database_url else "SQLite"
     print(f"allocation API over HTTP (manage.py serve: daphne, {ledger} ledger), "
-          f"{args.live:,} allocations live throughout; medians of {args.runs} runs")
-    print(f"  floor: daphne, trivial ASGI app, p50 {floor_p50:.3f} ms, p99 {floor_p99:.3f} ms; "
-          f"engine increases {engine_ops:,.0f}/s")
+          f"{args.live:,} allocations live throughout; medians of {args.runs} runs, each ratio "
+          f"taken within its run")
+    print(f"  floor: daphne, trivial ASGI app, p50 {median['floor_p50_ms']:.3f} ms, p99 "
+          f"{median['floor_p99_ms']:.3f} ms; engine increases "
+          f"{median['engine_increase_per_s']:,.0f}/s")
     print(f"  single allocate        {median['allocate_per_s']:9,.0f} round trips/s")
-    p50_ratio = median["allocate_p50_ms"] / floor_p50
-    p99_ratio = median["allocate_p99_ms"] / floor_p99
     print(f"  single allocate p50    {median['allocate_p50_ms']:9.3f} ms   "
-          f"{p50_ratio:.2f}x the floor (target {TARGET_P50_RATIO:g}x)")
+          f"{median['allocate_p50_ratio']:.2f}x the floor (target {TARGET_P50_RATIO:g}x)")
     print(f"  single allocate p99    {median['allocate_p99_ms']:9.3f} ms   "
-          f"{p99_ratio:.2f}x the floor (target {TARGET_P99_RATIO:g}x)")
+          f"{median['allocate_p99_ratio']:.2f}x the floor (target {TARGET_P99_RATIO:g}x)")
     print(f"  single release p50     {median['release_p50_ms']:9.3f} ms   "
-          f"{median['release_p50_ms'] / floor_p50:.2f}x the floor")
+          f"{median['release_p50_ratio']:.2f}x the floor")
     for label, name in (
-        ("batches of 1,000 allocates", "batch_allocate_ops_per_s"),
-        ("batches of 1,000 releases", "batch_release_ops_per_s"),
-        ("batches of 500 releases + 500 allocates", "batch_mixed_ops_per_s"),
-        ("batches of 1,000 allocates, 2 clients at once", "batch_pipelined_ops_per_s"),
+        ("batches of 1,000 allocates", "batch_allocate"),
+        ("batches of 1,000 releases", "batch_release"),
+        ("batches of 500 releases + 500 allocates", "batch_mixed"),
+        ("batches of 1,000 allocates, 2 clients at once", "batch_pipelined"),
     ):
-        print(f"  {label:<47} {median[name]:9,.0f} ops/s   "
-              f"{median[name] / engine_ops:.2f}x the engine's increases")
+        print(f"  {label:<47} {median[name + '_ops_per_s']:9,.0f} ops/s   "
+              f"{median[name + '_ratio']:.2f}x the engine's increases")
     print(f"  (target for batches of 1,000 allocates: {TARGET_BATCH_RATIO:g}x the engine's "
           f"increases)")
     for name, values in sorted(figures.items()):

@@ -13,7 +13,7 @@ import functools
 import logging
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
@@ -37,9 +37,6 @@ MAX_GROUPS = 100
 MAX_RESOURCE_TYPES = 64
 # Resource values are stored and summed as 64-bit integers, like YuniKorn's.
 MAX_QUANTITY = 2**63 - 1
-_BATCH_WRITE = 500
-# 900 parameters a statement: within every SQLite build's limit (999 before 3.32).
-_ROWS_PER_INSERT = 100
 
 ERR_NOT_OBJECT = "the body must be a JSON object"
 ERR_REQUIRED = "is required"
@@ -193,20 +190,12 @@ def _ledger_write(partition: str) -> LedgerWrite:
             # One statement outside a transaction block commits on its own before it returns:
             # as durable as BEGIN, the statement and COMMIT, with one round trip to PostgreSQL
             # instead of three (inside a caller's atomic block it joins that, as before).
-            with connection.cursor() as cursor:
-                if stored:
-                    cursor.execute(_sql(connection).insert, _ledger_row(
-                        partition, stored[0], connection, _created(connection), {}, {}))
-                else:
-                    cursor.execute(_sql(connection).delete, (partition, deleted[0]))
+            _ledger_delete(partition, deleted, connection)
+            _ledger_insert(partition, stored, connection)
             return
         with transaction.atomic():
-            for start in range(0, len(deleted), _BATCH_WRITE):
-                Allocation.objects.filter(
-                    partition=partition, key__in=deleted[start:start + _BATCH_WRITE]
-                ).delete()
-            if stored:
-                _ledger_insert(partition, stored, connection)
+            _ledger_delete(partition, deleted, connection)
+            _ledger_insert(partition, stored, connection)
 
     return write
 
@@ -215,14 +204,23 @@ _INSERT_FIELDS = (
     "partition", "key", "application_id", "queue_path", "user", "groups", "resource", "group",
     "created",
 )
+# At most 900 parameters a statement: within every SQLite build's limit (999 before 3.32).
+_ROWS_PER_INSERT = 100
+_KEYS_PER_DELETE = 500
 
 
-class _LedgerSql(NamedTuple):
-    insert: str
-    delete: str
-
-    def insert_rows(self, rows: int) -> str:
-        return _insert_rows(self.insert, rows)
+@functools.cache
+def _ledger_sql(vendor: str, quote: Callable[[str], str], *, rows: int, keys: int) -> str:
+    """The ledger's INSERT of ``rows`` rows, or its DELETE of ``keys`` keys of one partition,
+    with ``%s`` parameters; built once per database kind and size."""
+    meta = Allocation._meta
+    table = quote(meta.db_table)
+    if rows:
+        columns = ", ".join(quote(meta.get_field(name).column) for name in _INSERT_FIELDS)
+        row = f"({', '.join(['%s'] * len(_INSERT_FIELDS))})"
+        return f"INSERT INTO {table} ({columns}) VALUES {', '.join([row] * rows)}"
+    return (f"DELETE FROM {table} WHERE {quote(meta.get_field('partition').column)} = %s "
+            f"AND {quote(meta.get_field('key').column)} IN ({', '.join(['%s'] * keys)})")
 
 
 @functools.cache
@@ -230,84 +228,65 @@ def _qmarks(statement: str) -> str:
     return statement.replace("%s", "?")
 
 
-@functools.cache
-def _insert_rows(insert: str, rows: int) -> str:
-    head, _, one = insert.partition(" VALUES ")
-    return f"{head} VALUES {', '.join([one] * rows)}"
+def _ledger_execute(connection: Any, *, rows: int = 0, keys: int = 0, params: list[Any]) -> None:
+    sql = _ledger_sql(connection.vendor, connection.ops.quote_name, rows=rows, keys=keys)
+    if connection.vendor == "sqlite":
+        # Django's SQLite cursor turns every %s into ? with a regular expression on each call,
+        # 0.16 ms for a statement of 900: the statement is written with ? once and run on the
+        # driver's connection, with Django's error types kept.
+        connection.ensure_connection()
+        with connection.wrap_database_errors:
+            connection.connection.execute(_qmarks(sql), params)
+    else:
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
 
 
-@functools.cache
-def _sql_for(vendor: str, quote: Callable[[str], str]) -> _LedgerSql:
-    meta = Allocation._meta
-    table = quote(meta.db_table)
-    columns = ", ".join(quote(meta.get_field(name).column) for name in _INSERT_FIELDS)
-    values = ", ".join(["%s"] * len(_INSERT_FIELDS))
-    return _LedgerSql(
-        insert=f"INSERT INTO {table} ({columns}) VALUES ({values})",
-        delete=(f"DELETE FROM {table} WHERE {quote(meta.get_field('partition').column)} = %s "
-                f"AND {quote(meta.get_field('key').column)} = %s"),
-    )
-
-
-def _sql(connection: Any) -> _LedgerSql:
-    """The ledger's plain INSERT and one-row DELETE for this connection's database, built once
-    per database kind (the statements every allocation and release runs)."""
-    return _sql_for(connection.vendor, connection.ops.quote_name)
-
-
-def _created(connection: Any) -> Any:
-    return Allocation._meta.get_field("created").get_db_prep_save(timezone.now(), connection)
-
-
-def _ledger_row(
-    partition: str, a: LiveAllocation, connection: Any, created: Any,
-    groups_seen: dict[tuple[str, ...], Any], resources_seen: dict[tuple, Any],
-) -> tuple:
-    """One row's values for ``_sql().insert``. The JSON columns go through their field, which
-    knows each database's encoding; a scheduler sends the same few group lists and request
-    shapes over and over, so each distinct one is encoded once per write."""
-    groups = groups_seen.get(a.groups)
-    if groups is None:
-        groups = groups_seen[a.groups] = _GROUPS.get_db_prep_save(list(a.groups), connection)
-    shape = tuple(a.resource.items())
-    resource = resources_seen.get(shape)
-    if resource is None:
-        resource = resources_seen[shape] = _RESOURCE.get_db_prep_save(
-            dict(a.resource), connection
-        )
-    return (partition, a.key, a.application_id, a.queue_path, a.user, groups, resource,
-            a.group or "", created)
-
-
-_GROUPS = Allocation._meta.get_field("groups")
-_RESOURCE = Allocation._meta.get_field("resource")
+def _ledger_delete(partition: str, keys: list[str], connection: Any) -> None:
+    for start in range(0, len(keys), _KEYS_PER_DELETE):
+        chunk = keys[start:start + _KEYS_PER_DELETE]
+        _ledger_execute(connection, keys=len(chunk), params=[partition, *chunk])
 
 
 def _ledger_insert(partition: str, allocations: list[LiveAllocation], connection: Any) -> None:
     """Plain multi-row INSERTs, ``_ROWS_PER_INSERT`` rows each: ``bulk_create`` spent two
     thirds of a 1,000-operation batch building model instances and preparing their values one
     field at a time, and SQLite's ``executemany`` binds and steps row by row, two and a half
-    times slower than the same rows in one statement."""
-    created = _created(connection)
+    times slower than the same rows in one statement.
+
+    The JSON columns go through their field, which knows each database's encoding; a scheduler
+    sends the same few group lists and request shapes over and over, so each distinct one is
+    encoded once per write."""
+    if not allocations:
+        return
+    created = _CREATED.get_db_prep_save(timezone.now(), connection)
     groups_seen: dict[tuple[str, ...], Any] = {}
     resources_seen: dict[tuple, Any] = {}
     values: list[Any] = []
+    extend = values.extend
     for a in allocations:
-        values.extend(_ledger_row(partition, a, connection, created, groups_seen, resources_seen))
+        groups = groups_seen.get(a.groups)
+        if groups is None:
+            groups = groups_seen[a.groups] = _GROUPS.get_db_prep_save(list(a.groups), connection)
+        shape = tuple(a.resource.items())
+        resource = resources_seen.get(shape)
+        if resource is None:
+            resource = resources_seen[shape] = _RESOURCE.get_db_prep_save(
+                dict(a.resource), connection
+            )
+        extend((partition, a.key, a.application_id, a.queue_path, a.user, groups, resource,
+                a.group or "", created))
     width = len(_INSERT_FIELDS)
-    sql = _sql(connection)
-    with connection.cursor() as cursor:
-        for start in range(0, len(allocations), _ROWS_PER_INSERT):
-            rows = min(_ROWS_PER_INSERT, len(allocations) - start)
-            chunk = values[start * width:(start + rows) * width]
-            if connection.vendor == "sqlite":
-                # Django's SQLite cursor turns every %s into ? with a regular expression on each
-                # call, 0.16 ms for a statement of 900: the statement is written with ? once
-                # and run on the driver's connection, with Django's error types kept.
-                with connection.wrap_database_errors:
-                    connection.connection.execute(_qmarks(sql.insert_rows(rows)), chunk)
-            else:
-                cursor.execute(sql.insert_rows(rows), chunk)
+    for start in range(0, len(allocations), _ROWS_PER_INSERT):
+        rows = min(_ROWS_PER_INSERT, len(allocations) - start)
+        _ledger_execute(
+            connection, rows=rows, params=values[start * width:(start + rows) * width]
+        )
+
+
+_GROUPS = Allocation._meta.get_field("groups")
+_RESOURCE = Allocation._meta.get_field("resource")
+_CREATED = Allocation._meta.get_field("created")
 
 
 def _count(admission: Admission) -> None:
