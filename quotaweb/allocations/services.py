@@ -9,10 +9,9 @@ unreleased allocations, and ``ledger_restore`` rebuilds the engines from it.
 
 from __future__ import annotations
 
-import functools
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from django.db import transaction
@@ -209,56 +208,64 @@ _ROWS_PER_INSERT = 100
 _KEYS_PER_DELETE = 500
 
 
-@functools.cache
-def _ledger_sql(vendor: str, quote: Callable[[str], str], *, rows: int, keys: int) -> str:
-    """The ledger's INSERT of ``rows`` rows, or its DELETE of ``keys`` keys of one partition,
-    with ``%s`` parameters; built once per database kind and size."""
-    meta = Allocation._meta
+# The statements batches repeat (full chunks, and one row or key), by database kind.
+_STATEMENTS: dict[tuple[str, str, int], str] = {}
+
+
+def _ledger_statement(connection: Any, kind: str, size: int = 0) -> str:
+    """The ledger's ``insert`` of ``size`` rows, ``delete`` of ``size`` keys of one partition, or
+    ``copy`` of rows, for ``connection``'s database, with the driver's own parameters (``?`` for
+    SQLite); the sizes every batch repeats are built once."""
+    statement = _STATEMENTS.get((connection.vendor, kind, size))
+    if statement is not None:
+        return statement
+    meta, quote = Allocation._meta, connection.ops.quote_name
     table = quote(meta.db_table)
-    if rows:
-        columns = ", ".join(quote(meta.get_field(name).column) for name in _INSERT_FIELDS)
+    columns = ", ".join(quote(meta.get_field(name).column) for name in _INSERT_FIELDS)
+    if kind == "copy":
+        statement = f"COPY {table} ({columns}) FROM STDIN"
+    elif kind == "insert":
         row = f"({', '.join(['%s'] * len(_INSERT_FIELDS))})"
-        return f"INSERT INTO {table} ({columns}) VALUES {', '.join([row] * rows)}"
-    return (f"DELETE FROM {table} WHERE {quote(meta.get_field('partition').column)} = %s "
-            f"AND {quote(meta.get_field('key').column)} IN ({', '.join(['%s'] * keys)})")
+        statement = f"INSERT INTO {table} ({columns}) VALUES {', '.join([row] * size)}"
+    else:
+        statement = (
+            f"DELETE FROM {table} WHERE {quote(meta.get_field('partition').column)} = %s "
+            f"AND {quote(meta.get_field('key').column)} IN ({', '.join(['%s'] * size)})"
+        )
+    if connection.vendor == "sqlite":
+        statement = statement.replace("%s", "?")
+    if size in (0, 1, _ROWS_PER_INSERT, _KEYS_PER_DELETE):
+        _STATEMENTS[connection.vendor, kind, size] = statement
+    return statement
 
 
-@functools.cache
-def _ledger_copy(quote: Callable[[str], str]) -> str:
-    columns = ", ".join(quote(Allocation._meta.get_field(name).column) for name in _INSERT_FIELDS)
-    return f"COPY {quote(Allocation._meta.db_table)} ({columns}) FROM STDIN"
-
-
-@functools.cache
-def _qmarks(statement: str) -> str:
-    return statement.replace("%s", "?")
-
-
-def _ledger_execute(connection: Any, *, rows: int = 0, keys: int = 0, params: list[Any]) -> None:
-    sql = _ledger_sql(connection.vendor, connection.ops.quote_name, rows=rows, keys=keys)
+def _ledger_execute(connection: Any, statement: str, params: list[Any]) -> None:
     if connection.vendor == "sqlite":
         # Django's SQLite cursor turns every %s into ? with a regular expression on each call,
         # 0.16 ms for a statement of 900: the statement is written with ? once and run on the
         # driver's connection, with Django's error types kept.
         connection.ensure_connection()
         with connection.wrap_database_errors:
-            connection.connection.execute(_qmarks(sql), params)
+            connection.connection.execute(statement, params)
     else:
         with connection.cursor() as cursor:
-            cursor.execute(sql, params)
+            cursor.execute(statement, params)
 
 
 def _ledger_delete(partition: str, keys: list[str], connection: Any) -> None:
     for start in range(0, len(keys), _KEYS_PER_DELETE):
         chunk = keys[start:start + _KEYS_PER_DELETE]
-        _ledger_execute(connection, keys=len(chunk), params=[partition, *chunk])
+        _ledger_execute(
+            connection, _ledger_statement(connection, "delete", len(chunk)), [partition, *chunk]
+        )
 
 
 def _ledger_insert(partition: str, allocations: list[LiveAllocation], connection: Any) -> None:
-    """Plain multi-row INSERTs, ``_ROWS_PER_INSERT`` rows each: ``bulk_create`` spent two
-    thirds of a 1,000-operation batch building model instances and preparing their values one
-    field at a time, and SQLite's ``executemany`` binds and steps row by row, two and a half
-    times slower than the same rows in one statement.
+    """Plain multi-row INSERTs, ``_ROWS_PER_INSERT`` rows each (COPY on PostgreSQL for more
+    than one row): ``bulk_create`` spent two thirds of a 1,000-operation batch building model
+    instances and preparing their values one field at a time, and SQLite's ``executemany``
+    binds and steps row by row, two and a half times slower than the same rows in one
+    statement.
 
     The JSON columns go through their field, which knows each database's encoding; a scheduler
     sends the same few group lists and request shapes over and over, so each distinct one is
@@ -289,7 +296,7 @@ def _ledger_insert(partition: str, allocations: list[LiveAllocation], connection
         with (
             connection.cursor() as cursor,
             connection.wrap_database_errors,
-            cursor.cursor.copy(_ledger_copy(connection.ops.quote_name)) as copy,
+            cursor.cursor.copy(_ledger_statement(connection, "copy")) as copy,
         ):
             for start in range(0, len(values), width):
                 copy.write_row(values[start:start + width])
@@ -297,7 +304,8 @@ def _ledger_insert(partition: str, allocations: list[LiveAllocation], connection
     for start in range(0, len(allocations), _ROWS_PER_INSERT):
         rows = min(_ROWS_PER_INSERT, len(allocations) - start)
         _ledger_execute(
-            connection, rows=rows, params=values[start * width:(start + rows) * width]
+            connection, _ledger_statement(connection, "insert", rows),
+            values[start * width:(start + rows) * width],
         )
 
 
