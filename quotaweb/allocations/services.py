@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import time
 from collections.abc import Sequence
 from datetime import datetime
@@ -43,7 +44,10 @@ MAX_QUANTITY = 2**63 - 1
 
 ERR_NOT_OBJECT = "the body must be a JSON object"
 ERR_REQUIRED = "is required"
-ERR_TEXT = "must be a non-empty string of at most {limit} characters, without NUL"
+ERR_TEXT = (
+    "must be a non-empty string of at most {limit} characters, without NUL or unpaired "
+    "surrogates"
+)
 ERR_GROUPS = "must be a list of at most {limit} group names (strings)"
 ERR_RESOURCE = (
     "must be an object of at most {limit} resource types, each an integer from 0 to {max} "
@@ -64,8 +68,15 @@ class AllocationInvalid(ValueError):
 # -- reading requests ------------------------------------------------------------------------------
 
 
+# JSON's \ud800 escapes read as these; no database can store them (they were a 500).
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _is_text(value: Any, limit: int = MAX_TEXT) -> bool:
-    return type(value) is str and 0 < len(value) <= limit and "\x00" not in value
+    return (
+        type(value) is str and 0 < len(value) <= limit and "\x00" not in value
+        and (value.isascii() or _SURROGATE.search(value) is None)
+    )
 
 
 def _groups_ok(groups: Any) -> bool:

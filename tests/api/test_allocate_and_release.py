@@ -3,6 +3,8 @@ ledger before the answer, idempotent by allocation key, released exactly."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from quotaweb.engine.gateway import ERR_KEY_CONFLICT, ERR_PARTITION
@@ -104,6 +106,20 @@ def test_bad_bodies_are_400_naming_the_field(admin_api, capped_engines, change, 
     response = admin_api.post(ALLOCATIONS, {**body("k1"), **change}, format="json")
     assert response.status_code == 400
     assert [detail["field"] for detail in response.json()["details"]] == [field]
+    assert ledger() == {}
+
+
+@pytest.mark.parametrize("field", ["allocationKey", "applicationId", "user", "groups", "resource"])
+def test_a_lone_surrogate_in_any_text_is_400_naming_the_field(admin_api, capped_engines, field):
+    # JSON can spell one (\ud800) though no database can store it: it used to fail at the
+    # ledger, as a 500.
+    sent = {**body("k1"), "groups": ["ml"], "resource": {"memory": 1}}
+    sent[field] = {"groups": ["m@l"], "resource": {"mem@ry": 1}}.get(field, "a@b")
+    text = json.dumps(sent).replace("@", "\\ud800")
+    response = admin_api.post(ALLOCATIONS, text, content_type="application/json")
+    assert response.status_code == 400
+    assert [detail["field"] for detail in response.json()["details"]] == [field]
+    assert capped_engines.live_count("default") == 0
     assert ledger() == {}
 
 

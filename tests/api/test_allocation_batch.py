@@ -3,6 +3,8 @@ ones before it), stored in one transaction, answered one result per operation.""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from quotaweb.allocations import services
@@ -36,6 +38,20 @@ def test_operations_run_in_order_and_each_gets_its_result(admin_api, capped_engi
     ]
     assert ledger() == {"c": {"memory": 6 * GiB}}
     assert used("alice") == {"memory": 6 * GiB}
+
+
+def test_a_lone_surrogate_refuses_only_its_own_operation(admin_api, capped_engines):
+    text = json.dumps({"operations": [
+        _allocate("a@"), _allocate("b"), {"op": "release", "allocationKey": "b@"},
+    ]}).replace("@", "\\udfff")
+    response = admin_api.post(BATCH, text, content_type="application/json")
+    assert response.status_code == 200
+    results = response.json()["results"]
+    assert [r["status"] for r in results] == [400, 201, 400]
+    assert [r["details"][0]["field"] for r in (results[0], results[2])] == [
+        "operations[0].allocationKey", "operations[2].allocationKey"
+    ]
+    assert set(ledger()) == {"b"}
 
 
 @pytest.mark.parametrize(
