@@ -44,7 +44,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
@@ -176,6 +176,14 @@ class Step(NamedTuple):
 
 # What writes the ledger: (allocations to store, keys to delete), in one transaction.
 LedgerWrite = Callable[[list[LiveAllocation], list[str]], None]
+# What a batch of allocates may send its rows to while the engine admits the rest: a context
+# (one transaction, committed when it ends without an error) giving a function that takes
+# admitted allocations. The database stores one part while the engine works on the next.
+LedgerSend = Callable[[list[LiveAllocation]], None]
+LedgerStream = Callable[[], AbstractContextManager[LedgerSend]]
+# Allocations sent to a stream at a time: small enough that the database's work overlaps the
+# engine's, large enough that the sending costs little.
+STREAMED_ROWS = 100
 
 
 _NO_EXTRA: dict[str, Any] = {}
@@ -325,15 +333,22 @@ class Gateway:
             return released
 
     def batch(
-        self, partition: str, operations: list[Operation], *, write: LedgerWrite
+        self, partition: str, operations: list[Operation], *, write: LedgerWrite,
+        stream: LedgerStream | None = None,
     ) -> list[BatchResult]:
-        """Run operations in order against the engine, then store them all with one ``write``.
+        """Run operations in order against the engine, then store them all with one ``write``;
+        or, for a batch of allocates only when there is a ``stream``, store each
+        ``STREAMED_ROWS`` admitted allocations as they come, committed when the batch ends.
+        (Releases are never streamed: an allocation released later in the batch would have to
+        be taken back, and a released key allocated again would clash with its stored row.)
 
         Each operation sees the ones before it. A failed operation (denied, unknown key, bad
-        input) is answered and changes nothing; the others go ahead. If ``write`` fails, every
+        input) is answered and changes nothing; the others go ahead. If storing fails, every
         engine change of the batch is undone in reverse order and the error propagates.
         """
         slot = self._slot(partition)
+        if any(op.op != "allocate" for op in operations):
+            stream = None
         # A batch makes a few objects per operation and keeps them; the cyclic collector would
         # rescan every live allocation several times over (a third of a 1,000-operation batch).
         with slot.lock, paused_gc():
@@ -342,29 +357,45 @@ class Gateway:
             # An allocation made and released within the batch never reaches the ledger.
             stored: dict[str, LiveAllocation] = {}
             deleted: list[str] = []
-            for operation in operations:
-                try:
-                    if operation.op == "allocate":
-                        # The API builds every allocate operation with its allocation.
-                        assert operation.allocation is not None
-                        outcome = self._allocate(slot, operation.allocation)
-                        if outcome.allowed and not outcome.replayed:
-                            done.append(Step("allocate", outcome.allocation))
-                            stored[outcome.allocation.key] = outcome.allocation
-                        results.append(outcome)
-                    else:
-                        if operation.key not in slot.live.by_key:
-                            raise AllocationNotFound(operation.key, partition=partition)
-                        allocation = self._release(slot, operation.key)
-                        done.append(Step("release", allocation))
-                        if stored.pop(operation.key, None) is None:
-                            deleted.append(operation.key)
-                        results.append(allocation)
-                except (KeyConflict, AllocationNotFound, InvalidRequest, NotTracked) as error:
-                    results.append(error)
+            unsent: list[LiveAllocation] = []
             try:
-                if stored or deleted:
-                    write(list(stored.values()), deleted)
+                # The stream is opened at its first part: a batch that stores nothing (all
+                # denied, or a retry of one already stored) costs the database nothing.
+                with ExitStack() as ledger:
+                    send: LedgerSend | None = None
+                    for operation in operations:
+                        try:
+                            if operation.op == "allocate":
+                                # The API builds every allocate operation with its allocation.
+                                assert operation.allocation is not None
+                                outcome = self._allocate(slot, operation.allocation)
+                                if outcome.allowed and not outcome.replayed:
+                                    done.append(Step("allocate", outcome.allocation))
+                                    stored[outcome.allocation.key] = outcome.allocation
+                                    if stream is not None:
+                                        unsent.append(outcome.allocation)
+                                        if len(unsent) == STREAMED_ROWS:
+                                            send = send or ledger.enter_context(stream())
+                                            send(unsent)
+                                            unsent = []
+                                results.append(outcome)
+                            else:
+                                if operation.key not in slot.live.by_key:
+                                    raise AllocationNotFound(operation.key, partition=partition)
+                                allocation = self._release(slot, operation.key)
+                                done.append(Step("release", allocation))
+                                if stored.pop(operation.key, None) is None:
+                                    deleted.append(operation.key)
+                                results.append(allocation)
+                        except (
+                            KeyConflict, AllocationNotFound, InvalidRequest, NotTracked
+                        ) as error:
+                            results.append(error)
+                    if stream is None:
+                        if stored or deleted:
+                            write(list(stored.values()), deleted)
+                    elif unsent:
+                        (send or ledger.enter_context(stream()))(unsent)
             except BaseException:
                 self._undo(slot, done)
                 raise
