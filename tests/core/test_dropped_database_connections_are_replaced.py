@@ -22,9 +22,8 @@ pytestmark = [
 WAIT_SECONDS = 10
 
 
-def _terminate_other_backends() -> int:
-    """From a connection of its own: end every other client backend of the test database (the
-    pool's connections, idle between requests). Answers how many it ended."""
+def _connect():
+    """A psycopg connection of its own to the test database."""
     import psycopg
 
     settings = connection.settings_dict
@@ -33,9 +32,13 @@ def _terminate_other_backends() -> int:
         "password": settings["PASSWORD"] or None, "host": settings["HOST"] or None,
         "port": settings["PORT"] or None,
     }
-    with psycopg.connect(
-        autocommit=True, **{k: v for k, v in options.items() if v is not None}
-    ) as admin:
+    return psycopg.connect(autocommit=True, **{k: v for k, v in options.items() if v is not None})
+
+
+def _terminate_other_backends() -> int:
+    """From a connection of its own: end every other client backend of the test database (the
+    pool's connections, idle between requests). Answers how many it ended."""
+    with _connect() as admin:
         others = (
             "FROM pg_stat_activity WHERE datname = current_database() "
             "AND pid <> pg_backend_pid() AND backend_type = 'client backend'"
@@ -74,3 +77,19 @@ def test_a_request_and_a_query_succeed_after_the_servers_dropped_the_pools_conne
     # pool's 10 s timeout. The backend's check replaces them all at the first.
     assert viewer_client.get("/").status_code == 200
     assert get_user_model().objects.filter(username="vera").exists()
+
+
+def test_the_check_tells_a_dropped_connection_from_a_live_one_by_its_socket():
+    # What lets the pool's check skip the round trip for a live connection: an idle live one
+    # has nothing to read, and one the server dropped has its goodbye waiting.
+    from quotaweb.postgresql.base import _has_input
+
+    with _connect() as idle, _connect() as admin:
+        idle.execute("SELECT 1")
+        assert not _has_input(idle.fileno())
+        admin.execute("SELECT pg_terminate_backend(%s)", [idle.info.backend_pid])
+        deadline = time.monotonic() + WAIT_SECONDS
+        while not _has_input(idle.fileno()):
+            assert time.monotonic() < deadline, "the dropped connection's socket stayed quiet"
+            time.sleep(0.01)
+        assert not _has_input(admin.fileno())
