@@ -357,6 +357,7 @@ class Gateway:
             # An allocation made and released within the batch never reaches the ledger.
             stored: dict[str, LiveAllocation] = {}
             deleted: list[str] = []
+            # Streamed: admitted allocations not yet sent (only allocates, each key once).
             unsent: list[LiveAllocation] = []
             try:
                 # The stream is opened at its first part: a batch that stores nothing (all
@@ -371,8 +372,9 @@ class Gateway:
                                 outcome = self._allocate(slot, operation.allocation)
                                 if outcome.allowed and not outcome.replayed:
                                     done.append(Step("allocate", outcome.allocation))
-                                    stored[outcome.allocation.key] = outcome.allocation
-                                    if stream is not None:
+                                    if stream is None:
+                                        stored[outcome.allocation.key] = outcome.allocation
+                                    else:
                                         unsent.append(outcome.allocation)
                                         if len(unsent) == STREAMED_ROWS:
                                             send = send or ledger.enter_context(stream())
