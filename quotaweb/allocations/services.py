@@ -14,7 +14,7 @@ import logging
 import re
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from datetime import datetime
 from typing import Any
 
@@ -35,7 +35,7 @@ from quotaweb.engine.gateway import (
     Operation,
     engines_get,
 )
-from quotaweb.engine.live import LiveAllocation
+from quotaweb.engine.live import LiveAllocation, named_tuple
 
 logger = logging.getLogger(__name__)
 
@@ -83,6 +83,9 @@ def _is_text(value: Any, limit: int = MAX_TEXT) -> bool:
     )
 
 
+_NO_GROUPS: list[str] = []
+
+
 def _groups_ok(groups: Any) -> bool:
     return type(groups) is list and len(groups) <= MAX_GROUPS and all(
         _is_text(group) for group in groups
@@ -90,7 +93,6 @@ def _groups_ok(groups: Any) -> bool:
 
 
 def _resource_ok(resource: Any) -> bool:
-    # A loop, not all() over a generator: every allocation of a batch passes through here.
     if type(resource) is not dict or len(resource) > MAX_RESOURCE_TYPES:
         return False
     for kind, value in resource.items():
@@ -117,20 +119,42 @@ def allocation_request(data: Any, *, at: str = "") -> LiveAllocation:
 
 def _allocation_or_none(data: Any) -> LiveAllocation | None:
     """The allocation ``data`` asks for, or None when any field is bad (``_request_errors``
-    says which, with the same checks)."""
+    says which; the same rules, checked here for speed: every allocation of a batch passes
+    through, and a look at each text field on its own took twice as long)."""
     if type(data) is not dict:
         return None
     get = data.get
     key, application, queue_path, user = (
         get("allocationKey"), get("applicationId"), get("queuePath"), get("user")
     )
-    groups, resource = get("groups", []), get("resource")
-    if (
-        _is_text(key) and _is_text(application) and _is_text(queue_path, 1024)
-        and _is_text(user) and _groups_ok(groups) and _resource_ok(resource)
+    groups, resource = get("groups", _NO_GROUPS), get("resource")
+    if not (
+        type(groups) is list and len(groups) <= MAX_GROUPS
+        and type(resource) is dict and len(resource) <= MAX_RESOURCE_TYPES
     ):
-        return LiveAllocation(key, application, queue_path, user, tuple(groups), resource)
-    return None
+        return None
+    # Every text of the request (resource types too) in one string: joining fails unless each
+    # is a string, and one look finds a NUL or a surrogate anywhere in them.
+    try:
+        text = "".join((key, application, queue_path, user, *groups, *resource))
+    except TypeError:
+        return None
+    if "\x00" in text or not (text.isascii() or _SURROGATE.search(text) is None):
+        return None
+    if not (
+        0 < len(key) <= MAX_TEXT and 0 < len(application) <= MAX_TEXT
+        and 0 < len(queue_path) <= 1024 and 0 < len(user) <= MAX_TEXT
+    ):
+        return None
+    for group in groups:
+        if not 0 < len(group) <= MAX_TEXT:
+            return None
+    for kind, value in resource.items():
+        if not (type(value) is int and 0 <= value <= MAX_QUANTITY and 0 < len(kind) <= MAX_TEXT):
+            return None
+    return named_tuple(
+        LiveAllocation, (key, application, queue_path, user, tuple(groups), resource, None)
+    )
 
 
 def _request_errors(data: Any, at: str) -> list[dict[str, str]]:
@@ -168,7 +192,7 @@ def batch_request(data: Any) -> list[Operation | AllocationInvalid]:
         if op == "allocate":
             allocation = _allocation_or_none(item)
             if allocation is not None:
-                append(Operation("allocate", allocation))
+                append(named_tuple(Operation, ("allocate", allocation, "")))
                 continue
         elif op == "release":
             key = item.get("allocationKey")
@@ -355,7 +379,13 @@ def _ledger_stream(partition: str) -> LedgerStream | None:
     @contextmanager
     def stream() -> Iterator[LedgerSend]:
         connection = transaction.get_connection()
-        with transaction.atomic(), _ledger_copy(partition, connection) as send:
+        # A COPY outside a transaction block is one statement: it commits when it ends, or
+        # stores nothing if it fails (an error here cancels it), like the one-row INSERT; no
+        # BEGIN and COMMIT round trips. Within a caller's block it takes a savepoint instead.
+        joined = connection.in_atomic_block or not connection.get_autocommit()
+        with transaction.atomic() if joined else nullcontext(), _ledger_copy(
+            partition, connection
+        ) as send:
             yield send
 
     return stream

@@ -56,6 +56,7 @@ from quotaweb.engine.live import (
     LiveAllocation,
     LiveSet,
     NewestEvents,
+    named_tuple,
 )
 from quotaweb.engine.quotatrees import trees_reset
 from trackers import Changes, Engine, InvalidRequest, NotTracked, compile_config, parse_config
@@ -371,7 +372,7 @@ class Gateway:
                                 assert operation.allocation is not None
                                 outcome = self._allocate(slot, operation.allocation)
                                 if outcome.allowed and not outcome.replayed:
-                                    done.append(Step("allocate", outcome.allocation))
+                                    done.append(named_tuple(Step, ("allocate", outcome.allocation)))
                                     if stream is None:
                                         stored[outcome.allocation.key] = outcome.allocation
                                     else:
@@ -481,7 +482,7 @@ class Gateway:
                 False, allocation, decision.reason, decision.message, decision.headroom
             )
         slot.live.add(allocation)
-        return Admission(True, allocation)
+        return named_tuple(Admission, (True, allocation, None, "", None, False))
 
     @staticmethod
     def _release(slot: PartitionSlot, key: str) -> LiveAllocation:
