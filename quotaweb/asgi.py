@@ -69,10 +69,13 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 from quotaweb.api.lean import LeanAllocations  # noqa: E402
 from quotaweb.routing import websocket_urlpatterns  # noqa: E402
 
+# A scheduler's allocate, release, batch and headroom calls skip the request stack (the server
+# turns on its allocates on the event loop: ``quotaweb.core.serving.serve``).
+lean_allocations = LeanAllocations(django_asgi_app, executor=django_asgi_app.pool)
+
 application = ProtocolTypeRouter(
     {
-        # A scheduler's allocate, release, batch and headroom calls skip the request stack.
-        "http": LeanAllocations(django_asgi_app, executor=django_asgi_app.pool),
+        "http": lean_allocations,
         "websocket": AllowedHostsOriginValidator(
             AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
         ),

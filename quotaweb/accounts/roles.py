@@ -26,16 +26,22 @@ def is_viewer(user: Any) -> bool:
 
 def is_quota_admin(user: Any) -> bool:
     """An active user who is staff or a member of the ``quota-admins`` group may write."""
+    known = quota_admin_known(user)
+    if known is not None:
+        return known
+    # Asked several times per request (decorator, context processors); the user object lives for
+    # one request, so a group change still counts from the next request on.
+    user._quota_admin = user.groups.filter(name=QUOTA_ADMINS_GROUP).exists()
+    return bool(user._quota_admin)
+
+
+def quota_admin_known(user: Any) -> bool | None:
+    """``is_quota_admin`` when the answer needs no database query, else None."""
     if not is_viewer(user):
         return False
     if user.is_staff:
         return True
-    # Asked several times per request (decorator, context processors); the user object lives for
-    # one request, so a group change still counts from the next request on.
-    cached = getattr(user, "_quota_admin", None)
-    if cached is None:
-        cached = user._quota_admin = user.groups.filter(name=QUOTA_ADMINS_GROUP).exists()
-    return cached
+    return getattr(user, "_quota_admin", None)
 
 
 def user_role(user: Any) -> Role | None:

@@ -9,6 +9,7 @@ unreleased allocations, and ``ledger_restore`` rebuilds the engines from it.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
@@ -19,8 +20,9 @@ from datetime import datetime
 from typing import Any
 
 import psycopg
-from django.db import transaction
+from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.utils import timezone
+from psycopg import pq
 from psycopg.copy import LibpqWriter
 from psycopg.types.json import Jsonb
 
@@ -32,10 +34,12 @@ from quotaweb.engine.gateway import (
     LedgerSend,
     LedgerStream,
     LedgerWrite,
+    LoopLedgerWrite,
     Operation,
     engines_get,
 )
 from quotaweb.engine.live import LiveAllocation, named_tuple
+from quotaweb.postgresql.base import has_input
 
 logger = logging.getLogger(__name__)
 
@@ -442,6 +446,95 @@ _RESOURCE = Allocation._meta.get_field("resource")
 _CREATED = Allocation._meta.get_field("created")
 
 
+class LoopLedger:
+    """The ledger's write for allocations admitted on the server's event loop, on PostgreSQL
+    (``allocation_create_on_loop``): psycopg's asynchronous connection, of that loop alone, in
+    autocommit, the one-row INSERT prepared on it as the threads' connections prepare theirs.
+
+    Django's connections belong to threads and wait for the database there; this one lets the
+    loop await the commit itself. ``write_for`` gives None (the caller goes to a thread) on
+    another loop, and for a second after the database could not be reached."""
+
+    RETRY_SECONDS = 1.0
+
+    def __init__(self) -> None:
+        self._connection: psycopg.AsyncConnection[Any] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._opening = asyncio.Lock()
+        self._retry_at = 0.0
+
+    @staticmethod
+    def usable() -> bool:
+        """PostgreSQL, without a role to assume (which Django sets on each connection it
+        makes)."""
+        database = connections[DEFAULT_DB_ALIAS]
+        return database.vendor == "postgresql" and not database.settings_dict["OPTIONS"].get(
+            "assume_role"
+        )
+
+    async def write_for(self, partition: str) -> LoopLedgerWrite | None:
+        connection = await self._ready()
+        if connection is None:
+            return None
+        django_connection = connections[DEFAULT_DB_ALIAS]
+        statement = _ledger_statement(django_connection, "insert", 1)
+
+        async def write(allocation: LiveAllocation) -> None:
+            row = _LedgerRows(partition, django_connection).of([allocation])[0]
+            try:
+                with django_connection.wrap_database_errors:
+                    await psycopg.AsyncCursor(connection).execute(statement, row, prepare=True)
+            finally:
+                if connection.broken or connection.closed:
+                    await self._drop(connection)
+
+        return write
+
+    async def _ready(self) -> psycopg.AsyncConnection[Any] | None:
+        loop = asyncio.get_running_loop()
+        if self._loop is not None and self._loop is not loop:
+            return None
+        connection = self._connection
+        if connection is not None and (
+            connection.closed or connection.broken
+            # A connection the server dropped while idle (a restart, an idle timeout) has its
+            # goodbye waiting to be read: replaced before use, as the threads' pool does. Only
+            # an idle one: while another partition's write is under way, its answer may wait.
+            or (connection.pgconn.transaction_status == pq.TransactionStatus.IDLE
+                and has_input(connection.fileno()))
+        ):
+            await self._drop(connection)
+            connection = None
+        if connection is not None:
+            return connection
+        async with self._opening:
+            if self._connection is None and time.monotonic() >= self._retry_at:
+                params = connections[DEFAULT_DB_ALIAS].get_connection_params()
+                # Django's cursor class is a synchronous one; the writes make their own cursor.
+                params.pop("cursor_factory", None)
+                try:
+                    self._connection = await psycopg.AsyncConnection.connect(
+                        **params, autocommit=True
+                    )
+                except psycopg.Error:
+                    logger.warning("the event loop's ledger connection failed; requests use "
+                                   "threads for %g s", self.RETRY_SECONDS, exc_info=True)
+                    self._retry_at = time.monotonic() + self.RETRY_SECONDS
+                    return None
+                self._loop = loop
+            return self._connection
+
+    async def _drop(self, connection: psycopg.AsyncConnection[Any]) -> None:
+        if self._connection is connection:
+            self._connection = None
+        await connection.close()
+
+    async def close(self) -> None:
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            await connection.close()
+
+
 def _count(admission: Admission) -> None:
     if admission.replayed:
         return
@@ -468,6 +561,23 @@ def allocation_create(*, partition: str, request: LiveAllocation) -> Admission:
     admission = engines_get().allocate(partition, request, write=_ledger_write(partition))
     _took("allocate", started)
     _count(admission)
+    return admission
+
+
+async def allocation_create_on_loop(
+    *, partition: str, request: LiveAllocation, ledger: LoopLedger
+) -> Admission | None:
+    """``allocation_create`` awaited on the server's event loop, its row written by ``ledger``;
+    None when it must run in a thread instead (``Gateway.allocate_on_loop``, ``LoopLedger``)."""
+    started = time.perf_counter()
+    gateway = engines_get()
+    write = await ledger.write_for(partition)
+    if write is None:
+        return None
+    admission = await gateway.allocate_on_loop(partition, request, write=write)
+    if admission is not None:
+        _took("allocate", started)
+        _count(admission)
     return admission
 
 

@@ -20,6 +20,14 @@ _lock = threading.Lock()
 _known: dict[str, tuple[float, Any, Any]] = {}
 
 
+def token_user_remembered(key: str) -> Any | None:
+    """The user of ``key`` if it is remembered (no database look-up), else None."""
+    found = _known.get(key)
+    if found is not None and time.monotonic() - found[0] < TOKEN_CACHE_SECONDS:
+        return found[1]
+    return None
+
+
 class CachedTokenAuthentication(TokenAuthentication):
     def authenticate_credentials(self, key: str) -> tuple[Any, Any]:
         now = time.monotonic()

@@ -15,6 +15,11 @@ cap, and any request whose answer is an error of the contract. Those are raised 
 or the ledger changes, so the views answer them again with exactly their own status, body and
 headers. A failed ledger write (undone in the engine) is answered 500 here, as the views' handler
 would, rather than written a second time.
+
+The answers are made in the Django handler's threads, except that the server (``answer_on_loop``)
+makes an allocate on the event loop itself when the database is PostgreSQL and the token's admin
+is remembered: ``services.LoopLedger`` awaits the row's commit there, which saves the hop to a
+thread and back; a partition busy in a thread sends the allocate to a thread after all.
 """
 
 from __future__ import annotations
@@ -34,9 +39,9 @@ from django.http.request import split_domain_port, validate_host
 from rest_framework.exceptions import APIException, AuthenticationFailed
 from rest_framework.renderers import JSONRenderer
 
-from quotaweb.accounts.roles import is_quota_admin, is_viewer
+from quotaweb.accounts.roles import is_quota_admin, is_viewer, quota_admin_known
 from quotaweb.allocations import services
-from quotaweb.api.authentication import CachedTokenAuthentication
+from quotaweb.api.authentication import CachedTokenAuthentication, token_user_remembered
 from quotaweb.api.errors import ERR_INTERNAL, api_error_for
 from quotaweb.api.parsers import json_body, json_max_bytes
 from quotaweb.api.views.allocations import (
@@ -45,6 +50,7 @@ from quotaweb.api.views.allocations import (
     BatchView,
     HeadroomView,
     allocation_answer,
+    allocation_answer_on_loop,
     batch_answer,
     headroom_answer,
 )
@@ -58,6 +64,11 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 # Status and body, or None: Django answers instead.
 Answer = tuple[int, bytes] | None
+# What the event loop answers when the request must go to a thread.
+_IN_A_THREAD = object()
+# Larger allocate bodies (the largest valid one is about 30 KB) are read in a thread, not on the
+# loop that every other connection shares.
+_LOOP_BODY_BYTES = 64 * 1024
 
 # The same patterns as the views' routes (``<str:...>`` is ``[^/]+``, ``<path:...>`` is ``.+``).
 _PARTITION = r"/api/v1/partitions/(?P<partition>[^/]+)"
@@ -218,16 +229,40 @@ def _answer(name: str, args: dict[str, str], token: str, method: str, body: byte
             return code, _render(data)
         return 200, _render(batch_answer(partition=partition, data=parsed))
     except Exception as exc:
-        if isinstance(exc, APIException) or api_error_for(exc) is not exc:
-            # An error of the contract, raised before anything changed: the views answer it
-            # again in full.
-            return None
-        # A bug or a failed ledger write (undone in the engine): answered as the views' handler
-        # answers it, not handed over, which would try the write a second time.
-        logger.exception("unhandled error in the lean %s", name)
-        return 500, _renderer.render({"error": "internal", "message": ERR_INTERNAL, "details": []})
+        return _failure(name, exc)
     finally:
         close_old_connections()
+
+
+async def _answer_on_loop(
+    ledger: services.LoopLedger, partition: str, token: str, body: bytes
+) -> Answer | object:
+    """An allocate's answer made on the event loop (``services.LoopLedger``), for a token
+    whose admin is known without the database; ``_IN_A_THREAD`` for anything else."""
+    user = token_user_remembered(token)
+    if user is None or not quota_admin_known(user):
+        return _IN_A_THREAD
+    try:
+        answer = await allocation_answer_on_loop(
+            partition=partition, data=json_body(body), ledger=ledger
+        )
+    except Exception as exc:
+        return _failure("allocate", exc)
+    if answer is None:
+        return _IN_A_THREAD
+    code, data = answer
+    return code, _render(data)
+
+
+def _failure(name: str, exc: Exception) -> Answer:
+    if isinstance(exc, APIException) or api_error_for(exc) is not exc:
+        # An error of the contract, raised before anything changed: the views answer it again
+        # in full.
+        return None
+    # A bug or a failed ledger write (undone in the engine): answered as the views' handler
+    # answers it, not handed over, which would try the write a second time.
+    logger.exception("unhandled error in the lean %s", name)
+    return 500, _renderer.render({"error": "internal", "message": ERR_INTERNAL, "details": []})
 
 
 class LeanAllocations:
@@ -240,6 +275,14 @@ class LeanAllocations:
         self.app = app
         self.executor = executor
         self.limit = json_max_bytes()
+        self.ledger: services.LoopLedger | None = None
+
+    def answer_on_loop(self) -> None:
+        """Make allocates on the event loop from now on, where the database allows it
+        (``services.LoopLedger``): for the server's one long-lived loop, whose connection
+        lasts as long as the process."""
+        if services.LoopLedger.usable():
+            self.ledger = services.LoopLedger()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         route = _route(scope) if scope["type"] == "http" else None
@@ -256,8 +299,13 @@ class LeanAllocations:
         name, args, view = route
         read: list[Message] = []
         body = await self._body(receive, read)
-        answer = None
-        if body is not None:
+        answer: Answer | object = None if body is None else _IN_A_THREAD
+        if (
+            body is not None and name == "allocate" and self.ledger is not None
+            and len(body) <= _LOOP_BODY_BYTES
+        ):
+            answer = await _answer_on_loop(self.ledger, args["partition"], token, body)
+        if answer is _IN_A_THREAD:
             answer = await asyncio.get_running_loop().run_in_executor(
                 self.executor, _answer, name, args, token, scope["method"], body,
                 scope.get("query_string", b""),

@@ -137,7 +137,10 @@ def serve(
     import gc
 
     # Imported here: the ASGI module builds the application (a handler with its thread pool).
-    from quotaweb.asgi import application
+    from quotaweb.asgi import application, lean_allocations
+
+    # daphne's one loop runs as long as the process: allocates are made on it (PostgreSQL).
+    lean_allocations.answer_on_loop()
 
     # What exists now (Django, the configuration, the engines and the restored ledger) lives as
     # long as the process: out of the collector's sight, a collection scans only what requests

@@ -26,6 +26,10 @@ may wait only for locks further down this list, never for one above it):
 5. leaf locks that guard one structure and call out to nothing: the engine's own lock, the
    quota tree manager's, the event log's, the metrics registry's.
 
+An allocation on the event loop (``Gateway.allocate_on_loop``) holds its partition lock across
+its awaited ledger write; it only ever tries the lock, and nothing on the loop's thread waits for
+a partition lock, so the loop never blocks on one and the order is the same.
+
 So an allocation holds its partition lock and then writes the ledger (2 then 3), and a
 configuration change takes the switch lock, compiles the new limits (no lock), stores the
 version in a transaction and commits it (1 then 3), and only then takes each partition lock in
@@ -41,9 +45,10 @@ apply waits for one allocation's (or batch's) ledger commit per partition.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
@@ -116,6 +121,8 @@ class ApplicationNotFound(AllocationNotFound):
 class PartitionSlot:
     engine: Engine
     lock: threading.RLock = field(default_factory=threading.RLock)
+    # Held with the lock by an allocation on the event loop (``Gateway.allocate_on_loop``).
+    on_loop: bool = False
     live: LiveSet = field(default_factory=LiveSet)
     events: EventLog = field(default_factory=EventLog)
     elastic: ElasticState = field(init=False)
@@ -181,6 +188,8 @@ LedgerWrite = Callable[[list[LiveAllocation], list[str]], None]
 # (one transaction, committed when it ends without an error) giving a function that takes
 # admitted allocations. The database stores one part while the engine works on the next.
 LedgerSend = Callable[[list[LiveAllocation]], None]
+# What stores one admitted allocation for a caller on an event loop, committed when it returns.
+LoopLedgerWrite = Callable[[LiveAllocation], Awaitable[None]]
 LedgerStream = Callable[[], AbstractContextManager[LedgerSend]]
 # Allocations sent to a stream at a time: small enough that the database's work overlaps the
 # engine's, large enough that the sending costs little.
@@ -300,12 +309,59 @@ class Gateway:
                 except BaseException:
                     self._undo(slot, [Step("allocate", outcome.allocation)])
                     raise
-                slot.events.add("allocated", outcome.allocation)
-            elif not outcome.allowed:
-                slot.events.add(
-                    "denied", outcome.allocation, reason=outcome.reason, message=outcome.message
-                )
+            self._log(slot, outcome)
             return outcome
+
+    async def allocate_on_loop(
+        self, partition: str, request: LiveAllocation, *, write: LoopLedgerWrite
+    ) -> Admission | None:
+        """``allocate`` for a caller on an event loop, whose ledger write is awaited there: the
+        same discipline (stored under the partition's lock before the answer, undone if the
+        write fails) without a hop to a thread and back.
+
+        The partition's lock is only tried, never waited for: None when it is held (by a
+        batch, an apply, a thread's allocation, or another allocation on this loop awaiting its
+        write), and the caller takes ``allocate`` in a thread instead, which may wait. Nothing
+        on the loop's thread waits for a partition lock, so one held across the await stalls
+        only threads, as any allocation's write does. The locked part runs as a task of its own
+        that a cancelled caller does not stop: a write cut off midway could commit after its
+        undo.
+        """
+        slot = self._slot(partition)
+        # The lock is re-entrant: the loop's thread, its owner, would get it again. The flag
+        # keeps a second allocation on the loop out while the first awaits its write.
+        if slot.on_loop or not slot.lock.acquire(blocking=False):
+            return None
+        slot.on_loop = True
+        return await asyncio.shield(self._allocate_holding(slot, request, write))
+
+    async def _allocate_holding(
+        self, slot: PartitionSlot, request: LiveAllocation, write: LoopLedgerWrite
+    ) -> Admission:
+        """The part of ``allocate_on_loop`` under the lock, which it releases when done."""
+        try:
+            outcome = self._allocate(slot, request)
+            if outcome.allowed and not outcome.replayed:
+                try:
+                    await write(outcome.allocation)
+                except BaseException:
+                    self._undo(slot, [Step("allocate", outcome.allocation)])
+                    raise
+            self._log(slot, outcome)
+            return outcome
+        finally:
+            slot.on_loop = False
+            slot.lock.release()
+
+    @staticmethod
+    def _log(slot: PartitionSlot, outcome: Admission) -> None:
+        """The event of an answered allocation (a replay is none)."""
+        if not outcome.allowed:
+            slot.events.add(
+                "denied", outcome.allocation, reason=outcome.reason, message=outcome.message
+            )
+        elif not outcome.replayed:
+            slot.events.add("allocated", outcome.allocation)
 
     def release(self, partition: str, key: str, *, write: LedgerWrite) -> LiveAllocation:
         """Delete the allocation from the ledger with ``write``, then take its usage back (and

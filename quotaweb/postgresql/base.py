@@ -29,7 +29,7 @@ from psycopg_pool import ConnectionPool
 
 def _check_and_sweep(pool: ConnectionPool) -> Any:
     def check(connection: Any) -> None:
-        if not connection.closed and not _has_input(connection.fileno()):
+        if not connection.closed and not has_input(connection.fileno()):
             return
         try:
             ConnectionPool.check_connection(connection)
@@ -40,7 +40,9 @@ def _check_and_sweep(pool: ConnectionPool) -> Any:
     return check
 
 
-def _has_input(fd: int) -> bool:
+def has_input(fd: int) -> bool:
+    """Whether the socket ``fd`` has something to read (on an idle connection: the server's
+    goodbye, most likely)."""
     # poll, not select: a busy server's descriptors pass select's limit of 1,024.
     probe = select.poll()
     probe.register(fd, select.POLLIN)

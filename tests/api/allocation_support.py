@@ -90,3 +90,37 @@ def usage_served(server, token: str, partition: str = "default") -> tuple[dict, 
     queues: dict[str, int] = {}
     _memory_by(tree, "queuename", "allocatedResource", queues)
     return by_user, queues
+
+
+async def asgi_exchange(app, method: str, path: str, *, token: str | None, data: object = None,
+                        query: bytes = b"", content_type: bytes = b"application/json") -> tuple:
+    """One request through the ASGI ``app``: (status, headers by name, body)."""
+    import asyncio
+    import json
+
+    raw = data if isinstance(data, bytes) else (b"" if data is None else json.dumps(data).encode())
+    headers = [(b"host", b"127.0.0.1"), (b"content-type", content_type),
+               (b"content-length", str(len(raw)).encode())]
+    if token is not None:
+        headers.append((b"authorization", f"Token {token}".encode()))
+    scope = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method,
+        "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": query,
+        "root_path": "", "headers": headers, "client": ("127.0.0.1", 50000),
+        "server": ("127.0.0.1", 8000),
+    }
+    pending = [{"type": "http.request", "body": raw, "more_body": False}]
+    sent: list[dict] = []
+
+    async def receive() -> dict:
+        if pending:
+            return pending.pop()
+        await asyncio.sleep(60)
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    await app(scope, receive, send)
+    return (sent[0]["status"], dict(sorted((k.lower(), v) for k, v in sent[0]["headers"])),
+            b"".join(message.get("body", b"") for message in sent[1:]))

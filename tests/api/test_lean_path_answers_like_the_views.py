@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from tests.api.allocation_support import ALLOCATIONS, GiB, body
+from tests.api.allocation_support import ALLOCATIONS, GiB, asgi_exchange, body
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -26,33 +26,9 @@ def _token(user) -> str:
 
 def exchange(app, method: str, path: str, *, token: str | None, data: object = None,
              query: bytes = b"", content_type: bytes = b"application/json") -> tuple:
-    """One request through the ASGI ``app``: (status, headers by name, body)."""
-    raw = data if isinstance(data, bytes) else (b"" if data is None else json.dumps(data).encode())
-    headers = [(b"host", b"127.0.0.1"), (b"content-type", content_type),
-               (b"content-length", str(len(raw)).encode())]
-    if token is not None:
-        headers.append((b"authorization", f"Token {token}".encode()))
-    scope = {
-        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method,
-        "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": query,
-        "root_path": "", "headers": headers, "client": ("127.0.0.1", 50000),
-        "server": ("127.0.0.1", 8000),
-    }
-    pending = [{"type": "http.request", "body": raw, "more_body": False}]
-    sent: list[dict] = []
-
-    async def receive() -> dict:
-        if pending:
-            return pending.pop()
-        await asyncio.sleep(60)
-        return {"type": "http.disconnect"}
-
-    async def send(message: dict) -> None:
-        sent.append(message)
-
-    asyncio.run(app(scope, receive, send))
-    return (sent[0]["status"], dict(sorted((k.lower(), v) for k, v in sent[0]["headers"])),
-            b"".join(message.get("body", b"") for message in sent[1:]))
+    """One request through the ASGI ``app`` on an event loop of its own."""
+    return asyncio.run(asgi_exchange(app, method, path, token=token, data=data, query=query,
+                                     content_type=content_type))
 
 
 class Recording:

@@ -82,14 +82,14 @@ def test_a_request_and_a_query_succeed_after_the_servers_dropped_the_pools_conne
 def test_the_check_tells_a_dropped_connection_from_a_live_one_by_its_socket():
     # What lets the pool's check skip the round trip for a live connection: an idle live one
     # has nothing to read, and one the server dropped has its goodbye waiting.
-    from quotaweb.postgresql.base import _has_input
+    from quotaweb.postgresql.base import has_input
 
     with _connect() as idle, _connect() as admin:
         idle.execute("SELECT 1")
-        assert not _has_input(idle.fileno())
+        assert not has_input(idle.fileno())
         admin.execute("SELECT pg_terminate_backend(%s)", [idle.info.backend_pid])
         deadline = time.monotonic() + WAIT_SECONDS
-        while not _has_input(idle.fileno()):
+        while not has_input(idle.fileno()):
             assert time.monotonic() < deadline, "the dropped connection's socket stayed quiet"
             time.sleep(0.01)
-        assert not _has_input(admin.fileno())
+        assert not has_input(admin.fileno())

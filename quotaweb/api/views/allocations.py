@@ -176,6 +176,18 @@ def allocation_answer(*, partition: str, data: Any) -> tuple[int, dict[str, Any]
     return _admission_body(services.allocation_create(partition=partition, request=allocation))
 
 
+async def allocation_answer_on_loop(
+    *, partition: str, data: Any, ledger: services.LoopLedger
+) -> tuple[int, dict[str, Any]] | None:
+    """``allocation_answer`` on the server's event loop (the lean path's, on PostgreSQL); None
+    when the allocation must be made in a thread instead."""
+    allocation = services.allocation_request(data)
+    admission = await services.allocation_create_on_loop(
+        partition=partition, request=allocation, ledger=ledger
+    )
+    return None if admission is None else _admission_body(admission)
+
+
 def batch_answer(*, partition: str, data: Any) -> dict[str, Any]:
     """The body for a batch request's parsed body (the view's and the lean path's).
 
