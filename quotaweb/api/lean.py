@@ -54,6 +54,7 @@ from quotaweb.api.views.allocations import (
     batch_answer,
     headroom_answer,
 )
+from trackers.gcpause import paused_gc
 
 logger = logging.getLogger(__name__)
 
@@ -223,11 +224,13 @@ def _answer(name: str, args: dict[str, str], token: str, method: str, body: byte
                 partition=partition, params=QueryDict(query, encoding=settings.DEFAULT_CHARSET)
             )
             return 200, _render(data)
-        parsed = json_body(body)
         if name == "allocate":
-            code, data = allocation_answer(partition=partition, data=parsed)
+            code, data = allocation_answer(partition=partition, data=json_body(body))
             return code, _render(data)
-        return 200, _render(batch_answer(partition=partition, data=parsed))
+        # A batch's parsed body (thousands of containers, kept until the answer is written) is
+        # read with the collector paused, as ``batch_answer`` runs.
+        with paused_gc():
+            return 200, _render(batch_answer(partition=partition, data=json_body(body)))
     except Exception as exc:
         return _failure(name, exc)
     finally:
