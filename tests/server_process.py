@@ -62,6 +62,20 @@ def postgres_database(server_url: str) -> Iterator[str]:
             connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+def own_database_connection():
+    """A psycopg connection of its own (autocommit) to the database the tests' Django uses."""
+    import psycopg
+    from django.db import connection
+
+    settings = connection.settings_dict
+    options = {
+        "dbname": settings["NAME"], "user": settings["USER"] or None,
+        "password": settings["PASSWORD"] or None, "host": settings["HOST"] or None,
+        "port": settings["PORT"] or None,
+    }
+    return psycopg.connect(autocommit=True, **{k: v for k, v in options.items() if v is not None})
+
+
 class ServerProcess:
     def __init__(
         self, data_dir: Path, port: int, *, config_yaml: str, database_url: str | None = None,

@@ -14,6 +14,7 @@ import time
 import pytest
 
 from tests.api.allocation_support import ALLOCATIONS, GiB, asgi_exchange, body
+from tests.server_process import own_database_connection
 
 pytestmark = [
     pytest.mark.skipif(
@@ -29,21 +30,8 @@ def _token(user) -> str:
     return Token.objects.get_or_create(user=user)[0].key
 
 
-def _connect():
-    import psycopg
-    from django.db import connection
-
-    settings = connection.settings_dict
-    options = {
-        "dbname": settings["NAME"], "user": settings["USER"] or None,
-        "password": settings["PASSWORD"] or None, "host": settings["HOST"] or None,
-        "port": settings["PORT"] or None,
-    }
-    return psycopg.connect(autocommit=True, **{k: v for k, v in options.items() if v is not None})
-
-
 def _stored(key: str) -> bool:
-    with _connect() as database:
+    with own_database_connection() as database:
         return database.execute(
             "SELECT count(*) FROM allocations_allocation WHERE key = %s", [key]
         ).fetchone()[0] == 1
@@ -165,7 +153,7 @@ def test_a_connection_the_server_dropped_is_replaced_before_the_next_allocate(
         await _remember(served, token)
         first = await asgi_exchange(served, "POST", ALLOCATIONS, token=token, data=body("k1"))
         loops = served.ledger._connection.info.backend_pid
-        with _connect() as admin_connection:
+        with own_database_connection() as admin_connection:
             admin_connection.execute("SELECT pg_terminate_backend(%s)", [loops])
         await asyncio.sleep(0.2)
         second = await asgi_exchange(served, "POST", ALLOCATIONS, token=token, data=body("k2"))
@@ -173,16 +161,17 @@ def test_a_connection_the_server_dropped_is_replaced_before_the_next_allocate(
 
     assert _run(served, scenario) == (201, 201)
     assert [status for status, _ in made] == [201, 201]
-    assert _stored("k1") and _stored("k2")
+    assert _stored("k1")
+    assert _stored("k2")
 
 
 def test_a_failed_write_on_the_loop_is_undone_and_answered_500(
     on_loop, admin, capped_engines
 ):
-    served, made = on_loop
+    served, _ = on_loop
     token = _token(admin)
     # A row the engine does not know: the ledger's INSERT of this key fails.
-    with _connect() as database:
+    with own_database_connection() as database:
         database.execute(
             "INSERT INTO allocations_allocation (partition, key, application_id, queue_path, "
             "\"user\", groups, resource, \"group\", created) VALUES ('default', 'k1', 'a', "
@@ -204,7 +193,7 @@ def test_an_allocate_abandoned_during_its_write_still_ends_live_and_stored(
 ):
     served, _ = on_loop
     token = _token(admin)
-    blocker = _connect()
+    blocker = own_database_connection()
     # An uncommitted row with the same key: the loop's INSERT waits on it.
     blocker.execute("BEGIN")
     blocker.execute(

@@ -12,6 +12,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection
 
+from tests.server_process import own_database_connection
+
 pytestmark = [
     pytest.mark.skipif(
         not os.environ.get("DATABASE_URL"), reason="PostgreSQL only (set DATABASE_URL)"
@@ -22,23 +24,10 @@ pytestmark = [
 WAIT_SECONDS = 10
 
 
-def _connect():
-    """A psycopg connection of its own to the test database."""
-    import psycopg
-
-    settings = connection.settings_dict
-    options = {
-        "dbname": settings["NAME"], "user": settings["USER"] or None,
-        "password": settings["PASSWORD"] or None, "host": settings["HOST"] or None,
-        "port": settings["PORT"] or None,
-    }
-    return psycopg.connect(autocommit=True, **{k: v for k, v in options.items() if v is not None})
-
-
 def _terminate_other_backends() -> int:
     """From a connection of its own: end every other client backend of the test database (the
     pool's connections, idle between requests). Answers how many it ended."""
-    with _connect() as admin:
+    with own_database_connection() as admin:
         others = (
             "FROM pg_stat_activity WHERE datname = current_database() "
             "AND pid <> pg_backend_pid() AND backend_type = 'client backend'"
@@ -84,7 +73,7 @@ def test_the_check_tells_a_dropped_connection_from_a_live_one_by_its_socket():
     # has nothing to read, and one the server dropped has its goodbye waiting.
     from quotaweb.postgresql.base import has_input
 
-    with _connect() as idle, _connect() as admin:
+    with own_database_connection() as idle, own_database_connection() as admin:
         idle.execute("SELECT 1")
         assert not has_input(idle.fileno())
         admin.execute("SELECT pg_terminate_backend(%s)", [idle.info.backend_pid])
