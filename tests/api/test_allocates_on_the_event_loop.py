@@ -40,18 +40,22 @@ def _stored(key: str) -> bool:
 @pytest.fixture
 def on_loop(monkeypatch):
     """The lean path with allocates on the loop, and the list of answers the loop made (the
-    others went to a thread)."""
+    others went to a thread) or the errors it raised."""
     from quotaweb.api import lean
     from quotaweb.asgi import django_asgi_app
 
     served = lean.LeanAllocations(django_asgi_app, executor=django_asgi_app.pool)
     served.answer_on_loop()
     assert served.ledger is not None
-    made: list[tuple[int, dict]] = []
+    made: list = []
     real = lean.allocation_answer_on_loop
 
     async def counted(**kwargs):
-        answer = await real(**kwargs)
+        try:
+            answer = await real(**kwargs)
+        except Exception as error:
+            made.append(type(error).__name__)
+            raise
         if answer is not None:
             made.append(answer)
         return answer
@@ -168,7 +172,7 @@ def test_a_connection_the_server_dropped_is_replaced_before_the_next_allocate(
 def test_a_failed_write_on_the_loop_is_undone_and_answered_500(
     on_loop, admin, capped_engines
 ):
-    served, _ = on_loop
+    served, made = on_loop
     token = _token(admin)
     # A row the engine does not know: the ledger's INSERT of this key fails.
     with own_database_connection() as database:
@@ -183,6 +187,7 @@ def test_a_failed_write_on_the_loop_is_undone_and_answered_500(
         return await asgi_exchange(served, "POST", ALLOCATIONS, token=token, data=body("k1"))
 
     status, _, answer = _run(served, scenario)
+    assert made == ["IntegrityError"]  # the write failed on the loop, not in a thread
     assert status == 500
     assert b'"error":"internal"' in answer
     assert capped_engines.live_count("default") == 0  # k1 was undone
