@@ -244,6 +244,10 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 16 * 1024 * 1024
 QUOTAWEB_TREND_SAMPLE_SECONDS = env_int("QUOTAWEB_TREND_SAMPLE_SECONDS", 60, minimum=1)
 QUOTAWEB_TREND_DAYS = env_int("QUOTAWEB_TREND_DAYS", 7, minimum=1)
 
+# How often the engine owner checks whether the ledger needs VACUUM and ANALYZE (PostgreSQL; 0:
+# never, left to autovacuum). See quotaweb/allocations/upkeep.py.
+QUOTAWEB_LEDGER_UPKEEP_SECONDS = env_int("QUOTAWEB_LEDGER_UPKEEP_SECONDS", 10, minimum=0)
+
 # Who builds live updates. "local": this process owns the engines and serves its sockets itself
 # (one process, any channel layer). "channel": one process owns the engines (manage.py demo)
 # and the sockets of every web process (manage.py web) ask it for snapshots over a named

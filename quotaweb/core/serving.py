@@ -5,7 +5,8 @@
   stopping at once: see ``DrainingServer``.
 - ``engines_start_for``: the engines from the active version, as a command reports it.
 - ``owner_threads_start``: the background work of the process that owns the engines (the
-  engine channel for ``manage.py web`` processes, the usage sampler, the elastic worker).
+  engine channel for ``manage.py web`` processes, the usage sampler, the elastic worker, the
+  ledger's upkeep).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from django.conf import settings
 from django.core.management.base import CommandError
 from twisted.internet import reactor
 
+from quotaweb.allocations.upkeep import ledger_upkeep_start
 from quotaweb.api.parsers import json_max_bytes
 from quotaweb.config.services import ConfigRejected
 from quotaweb.core.services import engines_start
@@ -114,7 +116,8 @@ def owner_threads_start(write: Callable[[str], None]) -> OwnerThreads:
     """Start what the process that owns the engines runs beside its server (the engines must be
     loaded): in channel mode the engine channel that sockets of ``manage.py web`` processes ask
     for snapshots; the usage sampler (trends, the over-limit list); the elastic worker (enforced
-    runtimes). ``write`` gets one line for the operator when the engine channel starts."""
+    runtimes); on PostgreSQL the ledger's upkeep (``allocations.upkeep``). ``write`` gets one
+    line for the operator when the engine channel starts."""
     owner = OwnerThreads()
     if settings.QUOTAWEB_ENGINE_OWNER == "channel":
         # Runs until the process ends (a daemon thread with its own event loop).
@@ -122,6 +125,9 @@ def owner_threads_start(write: Callable[[str], None]) -> OwnerThreads:
         write(MSG_OWNER)
     owner.threads.append(sampler_start(stop=owner.stop_event))
     owner.threads.append(elastic_worker_start(stop=owner.stop_event))
+    upkeep = ledger_upkeep_start(stop=owner.stop_event)
+    if upkeep is not None:
+        owner.threads.append(upkeep)
     return owner
 
 
