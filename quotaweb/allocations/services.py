@@ -458,6 +458,11 @@ class LoopLedger:
     RETRY_SECONDS = 1.0
 
     def __init__(self) -> None:
+        # Django's connections belong to a thread, and on the loop to each request's context:
+        # looked up per request, each request built a wrapper of its own. This one, made once
+        # and never connected, serves for the database's operations and error types.
+        self._database = connections.create_connection(DEFAULT_DB_ALIAS)
+        self._statement = _ledger_statement(self._database, "insert", 1)
         self._connection: psycopg.AsyncConnection[Any] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._opening = asyncio.Lock()
@@ -476,13 +481,12 @@ class LoopLedger:
         connection = await self._ready()
         if connection is None:
             return None
-        django_connection = connections[DEFAULT_DB_ALIAS]
-        statement = _ledger_statement(django_connection, "insert", 1)
+        database, statement = self._database, self._statement
 
         async def write(allocation: LiveAllocation) -> None:
-            row = _LedgerRows(partition, django_connection).of([allocation])[0]
+            row = _LedgerRows(partition, database).of([allocation])[0]
             try:
-                with django_connection.wrap_database_errors:
+                with database.wrap_database_errors:
                     await psycopg.AsyncCursor(connection).execute(statement, row, prepare=True)
             finally:
                 if connection.broken or connection.closed:
@@ -509,7 +513,7 @@ class LoopLedger:
             return connection
         async with self._opening:
             if self._connection is None and time.monotonic() >= self._retry_at:
-                params = connections[DEFAULT_DB_ALIAS].get_connection_params()
+                params = self._database.get_connection_params()
                 # Django's cursor class is a synchronous one; the writes make their own cursor.
                 params.pop("cursor_factory", None)
                 try:
