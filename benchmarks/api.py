@@ -5,8 +5,10 @@ Prints, as medians of several runs, each ratio taken within its run from work in
 blocks of a few seconds (floor and single allocates in turns of 200 requests; one slice of the
 engine's increases before each batch round), so that a machine whose speed drifts, as a shared
 one does, moves both sides of a ratio alike:
-- the floor: the same server (daphne) serving ``floor_app.py``, an ASGI app that only reads the
-  body and answers, one client on a kept-alive connection, p50/p99 per round trip; and the
+- the floor: the same server (daphne, set up as ``manage.py serve`` sets it up: the same server
+  class, options and access log; ``floor_server.py``) serving ``floor_app.py``, an ASGI app that
+  only reads the body and answers, one client on a kept-alive connection, p50/p99 per round
+  trip; and the
   engine's own increase rate (``engine.py``'s scenario of a random user per operation);
 - single allocate: round trips per second and p50/p99 latency, one client on a kept-alive
   connection (each allocation admitted by the engine and committed to the ledger before the
@@ -110,10 +112,10 @@ def _percentile(values: list[float], share: float) -> float:
 
 @contextlib.contextmanager
 def floor_server(port: int):
-    """daphne serving ``floor_app.py``: what any request costs on this server and machine."""
+    """``floor_app.py`` served as ``manage.py serve`` serves quotaweb (``floor_server.py``): what
+    any request costs on this server, as quotaweb sets it up, and machine."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
-         "floor_app:application"],
+        [sys.executable, "floor_server.py", str(port)],
         cwd=BENCHMARKS, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     try:
@@ -124,7 +126,7 @@ def floor_server(port: int):
                 break
             except OSError:
                 if time.monotonic() > deadline or process.poll() is not None:
-                    raise AssertionError("daphne did not start the floor app") from None
+                    raise AssertionError("the floor server did not start") from None
                 time.sleep(0.1)
         yield port
     finally:
@@ -350,7 +352,8 @@ def main() -> None:
     print(f"allocation API over HTTP (manage.py serve: daphne, {ledger} ledger), "
           f"{args.live:,} allocations live throughout; medians of {args.runs} runs, each ratio "
           f"taken within its run")
-    print(f"  floor: daphne, trivial ASGI app, p50 {median['floor_p50_ms']:.3f} ms, p99 "
+    print(f"  floor: the same server (daphne as serve sets it up), trivial ASGI app, p50 "
+          f"{median['floor_p50_ms']:.3f} ms, p99 "
           f"{median['floor_p99_ms']:.3f} ms; engine increases "
           f"{median['engine_increase_per_s']:,.0f}/s")
     print(f"  single allocate        {median['allocate_per_s']:9,.0f} round trips/s")

@@ -20,6 +20,7 @@ import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 # daphne's server module installs Twisted's asyncio reactor; the daphne app (first in
 # INSTALLED_APPS) has imported it already in every process.
@@ -154,6 +155,18 @@ def serve(
     # made since, instead of the whole engine again and again.
     gc.collect()
     gc.freeze()
+    server_for(
+        application, host=host, port=port, drain_seconds=drain_seconds,
+        proxy_headers=proxy_headers,
+    ).run()
+
+
+def server_for(
+    application: Any, *, host: str, port: int, drain_seconds: float | None = None,
+    proxy_headers: bool = False,
+) -> Server:
+    """The daphne server ``serve`` runs, for any ASGI ``application`` (``benchmarks/api.py``
+    measures its floor with a trivial one on the very same server)."""
     options = {
         "application": application,
         "endpoints": build_endpoint_description_strings(host=host, port=port),
@@ -172,9 +185,8 @@ def serve(
             proxy_forwarded_proto_header="X-Forwarded-Proto",
         )
     if drain_seconds is None:
-        RawBodyServer(signal_handlers=True, **options).run()
-    else:
-        DrainingServer(drain_seconds=drain_seconds, **options).run()
+        return RawBodyServer(signal_handlers=True, **options)
+    return DrainingServer(drain_seconds=drain_seconds, **options)
 
 
 class RawBodyServer(Server):
