@@ -399,15 +399,18 @@ class _LedgerRows:
     """Allocations as the ledger's column values (``_INSERT_FIELDS``), for one write.
 
     The JSON columns go through their field, which knows each database's encoding; a scheduler
-    sends the same few group lists and request shapes over and over, so each distinct one is
-    encoded once per write (and so is the time every row shares)."""
+    sends the same few group lists and request shapes over and over, so the first
+    ``_ENCODINGS_KEPT`` distinct ones are encoded once and kept (the time every row of a write
+    shares is taken once per write)."""
 
     def __init__(self, partition: str, connection: Any) -> None:
         self.partition, self.connection = partition, connection
         created = _CREATED.get_db_prep_save(timezone.now(), connection)
         self.created = created.isoformat() if isinstance(created, datetime) else created
-        self.groups: dict[tuple[str, ...], Any] = {}
-        self.resources: dict[tuple, Any] = {}
+        kept = _encodings_kept.get(connection.vendor)
+        if kept is None:
+            kept = _encodings_kept[connection.vendor] = ({}, {})
+        self.groups, self.resources = kept
 
     def of(self, allocations: list[LiveAllocation]) -> list[tuple]:
         partition, created, connection = self.partition, self.created, self.connection
@@ -416,15 +419,15 @@ class _LedgerRows:
         for a in allocations:
             groups = groups_seen.get(a.groups)
             if groups is None:
-                groups = groups_seen[a.groups] = _json_value(
-                    _GROUPS, list(a.groups), connection
-                )
+                groups = _json_value(_GROUPS, list(a.groups), connection)
+                if len(groups_seen) < _ENCODINGS_KEPT:
+                    groups_seen[a.groups] = groups
             shape = tuple(a.resource.items())
             resource = resources_seen.get(shape)
             if resource is None:
-                resource = resources_seen[shape] = _json_value(
-                    _RESOURCE, dict(a.resource), connection
-                )
+                resource = _json_value(_RESOURCE, dict(a.resource), connection)
+                if len(resources_seen) < _ENCODINGS_KEPT:
+                    resources_seen[shape] = resource
             rows.append((partition, a.key, a.application_id, a.queue_path, a.user, groups,
                          resource, a.group or "", created))
         return rows
@@ -441,6 +444,10 @@ def _json_value(field: Any, value: Any, connection: Any) -> Any:
     return prepared
 
 
+# Group lists and resource shapes already encoded, by database kind; bounded, so that requests
+# that all differ cannot grow them (once full, a new one is encoded wherever it comes).
+_ENCODINGS_KEPT = 4096
+_encodings_kept: dict[str, tuple[dict[tuple[str, ...], Any], dict[tuple, Any]]] = {}
 _GROUPS = Allocation._meta.get_field("groups")
 _RESOURCE = Allocation._meta.get_field("resource")
 _CREATED = Allocation._meta.get_field("created")

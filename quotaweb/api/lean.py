@@ -33,7 +33,9 @@ from typing import Any
 
 import orjson
 from django.conf import settings
+from django.core.signals import setting_changed
 from django.db import close_old_connections
+from django.dispatch import receiver
 from django.http import QueryDict
 from django.http.request import split_domain_port, validate_host
 from rest_framework.exceptions import APIException, AuthenticationFailed
@@ -147,8 +149,14 @@ def _secure(scope: Scope, headers: dict[bytes, bytes]) -> bool:
 def _host_allowed(headers: dict[bytes, bytes]) -> bool:
     if settings.USE_X_FORWARDED_HOST and b"x-forwarded-host" in headers:
         return False
-    domain, _port = split_domain_port(headers.get(b"host", b"").decode("latin-1"))
-    return bool(domain) and validate_host(domain, settings.ALLOWED_HOSTS)
+    host = headers.get(b"host", b"")
+    allowed = _hosts_seen.get(host)
+    if allowed is None:
+        domain, _port = split_domain_port(host.decode("latin-1"))
+        allowed = bool(domain) and validate_host(domain, settings.ALLOWED_HOSTS)
+        if len(_hosts_seen) < _HOSTS_KEPT:
+            _hosts_seen[host] = allowed
+    return allowed
 
 
 def _simple_enough(scope: Scope, name: str, headers: dict[bytes, bytes]) -> bool:
@@ -178,6 +186,13 @@ def _response_headers(
     view: type, secure: bool, length: int, body: bool
 ) -> list[tuple[bytes, bytes]]:
     """What DRF's view and the middleware (security, clickjacking, common) add to an answer."""
+    fixed = _fixed_headers.get((view, secure, body))
+    if fixed is None:
+        fixed = _fixed_headers[view, secure, body] = _headers_from_settings(view, secure, body)
+    return [*fixed, (b"Content-Length", str(length).encode())]
+
+
+def _headers_from_settings(view: type, secure: bool, body: bool) -> list[tuple[bytes, bytes]]:
     headers = [(b"Allow", _allowed[view])]
     if body:
         headers.insert(0, (b"Content-Type", b"application/json"))
@@ -199,8 +214,22 @@ def _response_headers(
             (b"Cross-Origin-Opener-Policy", settings.SECURE_CROSS_ORIGIN_OPENER_POLICY.encode())
         )
     headers.append((b"X-Frame-Options", settings.X_FRAME_OPTIONS.upper().encode()))
-    headers.append((b"Content-Length", str(length).encode()))
     return headers
+
+
+# What every answer repeats, worked out once rather than from a dozen settings per request: the
+# Host headers seen (whether ALLOWED_HOSTS admits each; a scheduler sends the same one every
+# time, and at most ``_HOSTS_KEPT`` are kept, so that made-up hosts cannot grow the table) and
+# the answers' fixed headers. Both are forgotten when a setting changes (tests override them).
+_HOSTS_KEPT = 64
+_hosts_seen: dict[bytes, bool] = {}
+_fixed_headers: dict[tuple[type, bool, bool], list[tuple[bytes, bytes]]] = {}
+
+
+@receiver(setting_changed)
+def _forget_settings(**kwargs: Any) -> None:
+    _hosts_seen.clear()
+    _fixed_headers.clear()
 
 
 def _answer(name: str, args: dict[str, str], token: str, method: str, body: bytes,
