@@ -195,8 +195,8 @@ class RawBodyServer(Server):
     Twisted's request parses every POST body that says it is a form (URL-encoded or multipart)
     into ``request.args``, and before that reads its ``Content-Type`` through the standard
     library's email parser, whatever the type. daphne hands the application the raw body and
-    never reads ``args``; Django parses forms itself. The parse cost a sixth of the server's own
-    time on each single allocate, and a multipart upload was held in memory twice. The request
+    never reads ``args``; Django parses forms itself. The parse cost an eighth of the server's CPU
+    on each single allocate, and a multipart upload was held in memory twice. The request
     takes the switch as a constructor argument (``parsePOSTFormSubmission``); daphne makes the
     request itself, so the switch is set here, where daphne announces each new request (before
     Twisted reads its body)."""

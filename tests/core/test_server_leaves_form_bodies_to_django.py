@@ -1,5 +1,5 @@
 """The server hands every POST body to the application as it came: Twisted does not parse form
-bodies first (``serving.RawBodyServer``), which cost a sixth of a single allocate's server time,
+bodies first (``serving.RawBodyServer``), which cost an eighth of a single allocate's server CPU,
 held multipart uploads in memory twice, and answered a malformed multipart body with a bare 400 of
 its own before Django could answer it."""
 
