@@ -453,6 +453,10 @@ _RESOURCE = Allocation._meta.get_field("resource")
 _CREATED = Allocation._meta.get_field("created")
 
 
+# The one-row INSERT as the loop's connection prepares it.
+_LOOP_INSERT = b"quotaweb_ledger_insert"
+
+
 class LoopLedger:
     """The ledger's write for allocations admitted on the server's event loop, on PostgreSQL
     (``allocation_create_on_loop``): psycopg's asynchronous connection, of that loop alone, in
@@ -460,7 +464,11 @@ class LoopLedger:
 
     Django's connections belong to threads and wait for the database there; this one lets the
     loop await the commit itself. ``write_for`` gives None (the caller goes to a thread) on
-    another loop, and for a second after the database could not be reached."""
+    another loop, and for a second after the database could not be reached.
+
+    Each write goes through libpq itself (``_execute``): psycopg's own execute made a cursor, ran
+    its generators and armed a timer for every statement, 60 µs of CPU on this machine where
+    sending the prepared statement and reading its answer from a loop callback take 30."""
 
     RETRY_SECONDS = 1.0
 
@@ -473,6 +481,8 @@ class LoopLedger:
         self._connection: psycopg.AsyncConnection[Any] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._opening = asyncio.Lock()
+        # libpq takes one statement at a time: allocations of two partitions take turns.
+        self._writing = asyncio.Lock()
         self._retry_at = 0.0
 
     @staticmethod
@@ -488,13 +498,18 @@ class LoopLedger:
         connection = await self._ready()
         if connection is None:
             return None
-        database, statement = self._database, self._statement
+        database = self._database
 
         async def write(allocation: LiveAllocation) -> None:
-            row = _LedgerRows(partition, database).of([allocation])[0]
+            # Every value is text (the JSON columns and the time already written as such), and
+            # none holds a NUL or a lone surrogate: the request checks refuse those.
+            params = [value.encode() for value in _LedgerRows(partition, database).of(
+                [allocation]
+            )[0]]
             try:
                 with database.wrap_database_errors:
-                    await psycopg.AsyncCursor(connection).execute(statement, row, prepare=True)
+                    async with self._writing:
+                        await _execute(connection, params)
             finally:
                 if connection.broken or connection.closed:
                     await self._drop(connection)
@@ -524,9 +539,11 @@ class LoopLedger:
                 # Django's cursor class is a synchronous one; the writes make their own cursor.
                 params.pop("cursor_factory", None)
                 try:
-                    self._connection = await psycopg.AsyncConnection.connect(
-                        **params, autocommit=True
+                    connection = await psycopg.AsyncConnection.connect(**params, autocommit=True)
+                    await connection.execute(
+                        f"PREPARE {_LOOP_INSERT.decode()} AS {_numbered(self._statement)}"
                     )
+                    self._connection = connection
                 except psycopg.Error:
                     logger.warning("the event loop's ledger connection failed; requests use "
                                    "threads for %g s", self.RETRY_SECONDS, exc_info=True)
@@ -544,6 +561,70 @@ class LoopLedger:
         connection, self._connection = self._connection, None
         if connection is not None:
             await connection.close()
+
+
+def _numbered(statement: str) -> str:
+    """``statement`` with its ``%s`` placeholders numbered as PostgreSQL's ``PREPARE`` takes
+    them (``$1``, ``$2``, ...)."""
+    first, *rest = statement.split("%s")
+    return first + "".join(f"${number}{part}" for number, part in enumerate(rest, 1))
+
+
+async def _execute(connection: psycopg.AsyncConnection[Any], params: list[bytes]) -> None:
+    """The loop's prepared INSERT with ``params``, awaited: sent through libpq, its answer read
+    by a callback of the loop while the statement is under way; the statement's error raised as
+    psycopg raises it."""
+    pgconn = connection.pgconn
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[None] = loop.create_future()
+    fileno = pgconn.socket
+    pgconn.send_query_prepared(_LOOP_INSERT, params)
+    if pgconn.flush():
+        # The socket's buffer was full: the rest goes out as it drains.
+        loop.add_writer(fileno, _flush_rest, pgconn, done)
+    loop.add_reader(fileno, _read_answer, pgconn, done, connection.info.encoding, [])
+    try:
+        await done
+    finally:
+        loop.remove_reader(fileno)
+        loop.remove_writer(fileno)
+        if not done.done():
+            # Cancelled with its answer still to come (the loop is closing): the connection is
+            # in the middle of a statement and of no more use (the next write replaces it).
+            pgconn.finish()
+
+
+def _flush_rest(pgconn: Any, done: asyncio.Future[None]) -> None:
+    try:
+        if not pgconn.flush():
+            asyncio.get_running_loop().remove_writer(pgconn.socket)
+    except psycopg.Error as exc:
+        if not done.done():
+            done.set_exception(exc)
+
+
+def _read_answer(
+    pgconn: Any, done: asyncio.Future[None], encoding: str, errors: list[psycopg.Error]
+) -> None:
+    """What the server has sent of the statement's answer; ``done`` once it is whole. An error
+    can come in one call and the answer's end in a later one: ``errors`` keeps it until then."""
+    if done.done():
+        return
+    try:
+        pgconn.consume_input()
+        while not pgconn.is_busy():
+            result = pgconn.get_result()
+            if result is None:
+                if errors:
+                    done.set_exception(errors[0])
+                else:
+                    done.set_result(None)
+                return
+            if result.status != pq.ExecStatus.COMMAND_OK:
+                errors.append(psycopg.errors.error_from_result(result, encoding=encoding))
+    except psycopg.Error as exc:
+        # The connection is gone (``consume_input`` failed): the write fails with it.
+        done.set_exception(exc)
 
 
 def _count(admission: Admission) -> None:
