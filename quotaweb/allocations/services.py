@@ -645,11 +645,21 @@ def _took(operation: str, started: float) -> None:
 # -- services ------------------------------------------------------------------------------------
 
 
+def _connected() -> None:
+    """This thread's database connection, taken before the partition lock (the gateway's lock
+    order): a thread that waited for a pooled connection while holding the lock could wait on
+    requests that hold connections and wait for that lock. With eight clients against a pool of
+    ten, four of them held by other threads, that stalled every allocation until the pool's
+    timeout."""
+    transaction.get_connection().ensure_connection()
+
+
 def allocation_create(*, partition: str, request: LiveAllocation) -> Admission:
     """Admit and store one allocation (see the module's discipline). Raises the gateway's
     ``UnknownPartition``, ``KeyConflict``, and ``trackers.InvalidRequest`` for a bad path or
     name; a denial is an answer (``allowed`` False), not an error."""
     started = time.perf_counter()
+    _connected()
     admission = engines_get().allocate(partition, request, write=_ledger_write(partition))
     _took("allocate", started)
     _count(admission)
@@ -676,6 +686,7 @@ async def allocation_create_on_loop(
 def allocation_release(*, partition: str, key: str) -> LiveAllocation:
     """``AllocationNotFound`` when the key is not live."""
     started = time.perf_counter()
+    _connected()
     released = engines_get().release(partition, key, write=_ledger_write(partition))
     _took("release", started)
     metrics.inc("quotaweb_releases_total")
@@ -684,6 +695,7 @@ def allocation_release(*, partition: str, key: str) -> LiveAllocation:
 
 def application_release(*, partition: str, application_id: str) -> list[LiveAllocation]:
     started = time.perf_counter()
+    _connected()
     released = engines_get().release_application(
         partition, application_id, write=_ledger_write(partition)
     )
@@ -699,6 +711,7 @@ def allocations_batch(
     error in place and the others go ahead."""
     valid = [op for op in operations if isinstance(op, Operation)]
     started = time.perf_counter()
+    _connected()
     results = iter(engines_get().batch(
         partition, valid, write=_ledger_write(partition), stream=_ledger_stream(partition)
     ))

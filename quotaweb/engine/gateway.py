@@ -12,6 +12,10 @@ Lock order
 Every lock of the engine owner, in the one order any path takes them (a thread holding one lock
 may wait only for locks further down this list, never for one above it):
 
+0. a **database connection** from the pool: a request thread holds one from its first query
+   until it ends, so it may well hold one while it waits for a lock below. A thread therefore
+   takes its connection before a partition lock (the allocation services do), and never waits
+   for the pool while it holds one of these locks;
 1. the **switch lock** (``Gateway._switch_lock``): one configuration switch at a time;
 2. a **partition lock** (``PartitionSlot.lock``), a partition's **elastic write lock**
    (``ElasticState.write_lock``, held by a change of elastic settings or demand) or the
@@ -19,8 +23,7 @@ may wait only for locks further down this list, never for one above it):
    at a time: nobody holds two;
 3. a **database transaction**. On SQLite, ``BEGIN IMMEDIATE`` takes the database's one write
    lock; on PostgreSQL, the rows it writes (the active-version row, a draft row taken with
-   ``select_for_update``) are locked until it ends. Taking a pooled connection counts as part
-   of this step;
+   ``select_for_update``) are locked until it ends;
 4. a partition's **elastic computation lock** (``ElasticState.lock``): it takes only the
    engine's lock below;
 5. leaf locks that guard one structure and call out to nothing: the engine's own lock, the
