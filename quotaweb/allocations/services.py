@@ -582,7 +582,7 @@ async def _execute(connection: psycopg.AsyncConnection[Any], params: list[bytes]
     if pgconn.flush():
         # The socket's buffer was full: the rest goes out as it drains.
         loop.add_writer(fileno, _flush_rest, pgconn, done)
-    loop.add_reader(fileno, _read_answer, pgconn, done, connection.info.encoding, [])
+    loop.add_reader(fileno, _read_answer, connection, done, [])
     try:
         await done
     finally:
@@ -604,12 +604,13 @@ def _flush_rest(pgconn: Any, done: asyncio.Future[None]) -> None:
 
 
 def _read_answer(
-    pgconn: Any, done: asyncio.Future[None], encoding: str, errors: list[psycopg.Error]
+    connection: Any, done: asyncio.Future[None], errors: list[psycopg.Error]
 ) -> None:
     """What the server has sent of the statement's answer; ``done`` once it is whole. An error
     can come in one call and the answer's end in a later one: ``errors`` keeps it until then."""
     if done.done():
         return
+    pgconn = connection.pgconn
     try:
         pgconn.consume_input()
         while not pgconn.is_busy():
@@ -621,7 +622,9 @@ def _read_answer(
                     done.set_result(None)
                 return
             if result.status != pq.ExecStatus.COMMAND_OK:
-                errors.append(psycopg.errors.error_from_result(result, encoding=encoding))
+                errors.append(psycopg.errors.error_from_result(
+                    result, encoding=connection.info.encoding
+                ))
     except psycopg.Error as exc:
         # The connection is gone (``consume_input`` failed): the write fails with it.
         done.set_exception(exc)

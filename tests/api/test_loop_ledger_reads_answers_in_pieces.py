@@ -31,12 +31,15 @@ class _Done:
 
 
 class _PiecewiseConnection:
-    """A libpq connection whose answer comes in ``pieces``: each call to the reader sees one,
+    """A connection whose libpq answer comes in ``pieces``: each call to the reader sees one,
     a list of the results ``get_result`` gives before it is busy again (None ends the answer)."""
 
     def __init__(self, pieces: list[list]) -> None:
         self.pieces = pieces
         self.ready: list = []
+        self.pgconn = self
+        self.info = self
+        self.encoding = "utf-8"
 
     def consume_input(self) -> None:
         self.ready = list(self.pieces.pop(0))
@@ -53,7 +56,7 @@ def _outcome(pieces: list[list]):
         done = asyncio.get_running_loop().create_future()
         connection, errors = _PiecewiseConnection(pieces), []
         while not done.done():
-            _read_answer(connection, done, "utf-8", errors)
+            _read_answer(connection, done, errors)
         return await done
 
     return asyncio.run(read())
