@@ -1,4 +1,4 @@
-"""Django settings for quotaweb, read from the environment (see README, "Configuration").
+"""Django settings for quotaweb, read from the environment (docs/deployment.md, "Every variable").
 
 Nothing here starts an engine: engines are created explicitly at start-up (see
 ``quotaweb.engine.gateway``); ``QUOTAWEB_CONFIG`` only names the file to load.

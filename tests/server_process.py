@@ -1,4 +1,4 @@
-"""A quotaweb server in a process of its own, started the way the README starts it
+"""A quotaweb server in a process of its own, started the way ``bash bin/run`` starts it
 (``manage.py demo``): for the crash and concurrency tests and the benchmarks, which need a real
 ASGI server they can load and kill. It runs on a SQLite file in a given folder, or on a
 PostgreSQL database of its own (``postgres_database``).

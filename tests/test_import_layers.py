@@ -1,5 +1,5 @@
 """The house runs one way: every import in ``quotaweb`` points to its own app or a lower layer,
-and no modules import each other in a circle (README, "Layout").
+and no modules import each other in a circle (docs/development.md, "Layers").
 
 The layers, bottom first (``trackers`` below them all has its own boundary test):
 
@@ -151,7 +151,7 @@ def app_graph(graph: dict[str, dict[str, int]]) -> dict[str, set[str]]:
 
 def test_every_app_has_a_layer():
     apps = {app_of(module_name(path)) for path in source_files()} - {None}
-    assert apps - set(LAYERS) == set(), "place the new app in LAYERS (and README, Layout)"
+    assert apps - set(LAYERS) == set(), "place the new app in LAYERS and docs/development.md"
 
 
 def test_no_import_points_to_a_higher_layer():

@@ -15,7 +15,7 @@ DEMO_ADMIN_USERNAME = "admin"
 DEMO_VIEWER_USERNAME = "viewer"
 DEMO_ADMIN_PASSWORD_ENV = "QUOTAWEB_DEMO_ADMIN_PASSWORD"
 DEMO_VIEWER_PASSWORD_ENV = "QUOTAWEB_DEMO_VIEWER_PASSWORD"
-# Documented in the README; anyone can read them, so they are for a machine of one's own only.
+# Documented in docs/demo.md; anyone can read them, so they are for a machine of one's own only.
 DEMO_ADMIN_PASSWORD_DEFAULT = "quota-admin-demo"
 DEMO_VIEWER_PASSWORD_DEFAULT = "quota-viewer-demo"
 # Staff alone opens /admin/ but shows nothing in it; membership of quota-admins is edited on a

@@ -1,4 +1,4 @@
-"""The README sends the demo admin to /admin/ to add and remove members of ``quota-admins``:
+"""docs/tour.md sends the demo admin to /admin/ to add and remove members of ``quota-admins``:
 the demo admin can see that group there and make the demo viewer a quota admin."""
 
 from __future__ import annotations

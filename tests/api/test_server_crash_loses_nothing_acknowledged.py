@@ -3,7 +3,7 @@ restart (and a second kill in the middle of loading) usage equals the sum of the
 unreleased allocations, user by user and queue by queue.
 
 The server runs on its own SQLite file in a temporary folder, whatever database the suite uses:
-it is a separate process started the way the README starts it (``manage.py demo``).
+it is a separate process started the way ``bash bin/run`` starts it (``manage.py demo``).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """``manage.py simulate``: its arguments, the in-process try-out, and the same load sent to a real
-server over HTTP (a process of its own, started the way the README starts it)."""
+server over HTTP (a process of its own, started the way ``bash bin/run`` starts it)."""
 
 from __future__ import annotations
 

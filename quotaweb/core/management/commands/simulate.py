@@ -3,7 +3,8 @@
 By default it drives a running server over HTTP with an API token (``--url``, ``--token``), so the
 load goes to the engines that server owns. ``--in-process`` starts engines in this process
 instead, for a standalone try-out: never run it while a server uses the same database, since two
-processes with engines of their own give contradictory answers (README, "How the engines start").
+processes with engines of their own give contradictory answers (docs/design.md, "The engines
+and their owner").
 Either way it releases what it allocated before it exits.
 """
 
