@@ -10,7 +10,8 @@ renderer and the token cache), with the headers the middleware would add.
 
 Everything else goes to Django unchanged, with the body it has read: session callers (so CSRF
 stays Django's and DRF's), unknown or inactive tokens (401), viewers writing (403), other content
-types, ``Accept`` headers, methods and query strings, bad hosts, HTTPS redirects, bodies over the
+types, ``Accept`` headers, methods and query strings (a repeated parameter too:
+``quotaweb.api.parameters``), bad hosts, HTTPS redirects, bodies over the
 cap, and any request whose answer is an error of the contract. Those are raised before the engine
 or the ledger changes, so the views answer them again with exactly their own status, body and
 headers. A failed ledger write (undone in the engine) is answered 500 here, as the views' handler
@@ -45,6 +46,7 @@ from quotaweb.accounts.roles import is_quota_admin, is_viewer, quota_admin_known
 from quotaweb.allocations import services
 from quotaweb.api.authentication import CachedTokenAuthentication, token_user_remembered
 from quotaweb.api.errors import ERR_INTERNAL, api_error_for
+from quotaweb.api.parameters import repeated_parameters
 from quotaweb.api.parsers import json_body, json_max_bytes
 from quotaweb.api.views.allocations import (
     AllocationsView,
@@ -169,7 +171,9 @@ def _simple_enough(scope: Scope, name: str, headers: dict[bytes, bytes]) -> bool
         return headers.get(b"content-type", b"").lower() in _JSON_TYPES and not scope.get(
             "query_string"
         )
-    return name == "headroom" or not scope.get("query_string")
+    if name == "headroom":
+        return not repeated_parameters(scope.get("query_string", b""))
+    return not scope.get("query_string")
 
 
 def _token(headers: dict[bytes, bytes]) -> str | None:
