@@ -261,3 +261,35 @@ def test_usage_past_64_bits_is_denied_naming_the_resource_on_both_paths(
     assert denied["message"].startswith("resource gpu would sum to")
     result = json.loads(batch[2])["results"][0]
     assert (result["status"], result["reason"]) == (409, "resourceOverflow")
+
+
+@pytest.mark.parametrize(("who", "status"), [("unknown", 401), ("inactive", 401),
+                                             ("viewer", 403)])
+def test_a_refused_token_is_answered_before_its_body_is_read(
+    who, status, apps, admin, viewer, capped_engines
+):
+    served, django = apps
+    if who == "inactive":
+        token = _token(admin)
+        type(admin).objects.filter(pk=admin.pk).update(is_active=False)
+    else:
+        token = "0" * 40 if who == "unknown" else _token(viewer)
+    large = json.dumps(body("k1")).encode() + b" " * 1_000_000
+    log: list = []
+    lean = asyncio.run(asgi_exchange(served, "POST", ALLOCATIONS, token=token, data=large,
+                                     chunks=8, log=log))
+    views = asyncio.run(asgi_exchange(django, "POST", ALLOCATIONS, token=token, data=large,
+                                      chunks=8))
+    assert lean == views
+    assert lean[0] == status
+    assert log[0] == ("answer", status), log
+    assert capped_engines.live_count("default") == 0
+
+
+def test_an_admin_token_still_reads_a_body_in_pieces(apps, admin, capped_engines):
+    served, _ = apps
+    log: list = []
+    answer = asyncio.run(asgi_exchange(served, "POST", ALLOCATIONS, token=_token(admin),
+                                       data=body("k1"), chunks=3, log=log))
+    assert answer[0] == 201
+    assert log == ["body", "body", "body", ("answer", 201)]
