@@ -335,7 +335,11 @@ class LeanAllocations:
             await self.app(scope, receive, send)
             return
         name, args, view = route
-        if not await self._caller_may(token, scope["method"]):
+        remembered = token_user_remembered(token)
+        may = None if remembered is None else _may_known(remembered, scope["method"])
+        if may is None:
+            may = await self._caller_may(token, scope["method"])
+        if not may:
             # Answered 401 or 403 by DRF before any body is parsed: a stranger's body (up to
             # the cap, 16 MiB) is not read into memory first.
             await self.app(scope, _bodiless(), send)
@@ -345,7 +349,7 @@ class LeanAllocations:
         answer: Answer | object = None if body is None else _IN_A_THREAD
         if (
             body is not None and name == "allocate" and self.ledger is not None
-            and len(body) <= _LOOP_BODY_BYTES
+            and len(body) <= _LOOP_BODY_BYTES and remembered is not None
         ):
             answer = await _answer_on_loop(self.ledger, args["partition"], token, body)
         if answer is _IN_A_THREAD:
@@ -365,13 +369,9 @@ class LeanAllocations:
         await send({"type": "http.response.body", "body": content})
 
     async def _caller_may(self, token: str, method: str) -> bool:
-        """Whether the token's account may make this call: from the token cache when it knows,
-        else in a worker thread (the database). A failure to tell is left to the views, which
-        read the body and answer as they do."""
-        user = token_user_remembered(token)
-        known = None if user is None else _may_known(user, method)
-        if known is not None:
-            return known
+        """Whether the token's account may make this call, asked in a worker thread (the
+        database). A failure to tell is left to the views, which read the body and answer as
+        they do."""
         try:
             return await asyncio.get_running_loop().run_in_executor(
                 self.executor, _caller_may, token, method

@@ -69,6 +69,14 @@ def test_the_group_pattern_of_an_allocate_body_is_the_engines_rule(
     assert _allows(schema, name) != refused, (name, response.status_code, response.content)
 
 
+@pytest.mark.parametrize("groups", ["ml", "ml,dev", "ml,,dev,", ",", "ml,g g", "*", "ml,*"])
+def test_the_groups_pattern_of_headroom_is_the_engines_rule(admin_token, capped_engines, groups):
+    schema = _parameter("/api/v1/partitions/{partition}/headroom", "get", "groups")["schema"]
+    response = admin_token.get("/api/v1/partitions/default/headroom", {
+        "queuePath": "root.eng", "user": "alice", "applicationId": "a", "groups": groups})
+    assert _allows(schema, groups) == (response.status_code == 200), response.content
+
+
 def test_an_allocate_body_schema_takes_exactly_the_fields_the_server_takes():
     schema = _schema()["components"]["schemas"]["AllocationInRequest"]
     assert schema["additionalProperties"] is False

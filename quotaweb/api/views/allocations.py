@@ -26,6 +26,7 @@ from quotaweb.allocations import selectors, services
 from quotaweb.api.errors import api_error_for
 from quotaweb.api.names import (
     GROUP_NAME_PATTERN,
+    GROUP_NAMES_PATTERN,
     QUEUE_PATH_PATTERN,
     USER_NAME_PATTERN,
     pattern_string,
@@ -247,7 +248,8 @@ class HeadroomView(APIView):
             OpenApiParameter("queuePath", pattern_string(QUEUE_PATH_PATTERN), required=True),
             OpenApiParameter("user", pattern_string(USER_NAME_PATTERN), required=True),
             OpenApiParameter("applicationId", {"type": "string", "minLength": 1}, required=True),
-            OpenApiParameter("groups", str, required=False, description="comma separated"),
+            OpenApiParameter("groups", pattern_string(GROUP_NAMES_PATTERN), required=False,
+                             description="group names, comma separated"),
         ],
         responses={200: inline_serializer("Headroom", {
             "headroom": ResourceField(allow_null=True), "canRunApp": serializers.BooleanField(),
