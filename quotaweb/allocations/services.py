@@ -116,6 +116,7 @@ ALLOCATION_FIELDS = frozenset(
 )
 ALLOCATE_OPERATION_FIELDS = ALLOCATION_FIELDS | {"op"}
 RELEASE_OPERATION_FIELDS = frozenset({"op", "allocationKey"})
+BATCH_FIELDS = frozenset({"operations"})
 
 
 def allocation_request(data: Any, *, at: str = "") -> LiveAllocation:
@@ -210,6 +211,8 @@ def batch_request(data: Any) -> list[Operation | AllocationInvalid]:
         raise AllocationInvalid(
             [{"field": "operations", "message": ERR_OPERATIONS.format(limit=MAX_BATCH)}]
         )
+    if len(data) > 1:
+        raise AllocationInvalid(_unknown_keys(data, "", BATCH_FIELDS))
     out: list[Operation | AllocationInvalid] = []
     append = out.append
     for index, item in enumerate(operations):

@@ -208,6 +208,9 @@ REFUSED = [
     pytest.param(f"{ALLOCATIONS}/batch", {"operations": [
         {"op": "allocate", **_with("k1", groups=["*"])},
     ]}, 200, "'*'", id="batch group wildcard"),
+    pytest.param(f"{ALLOCATIONS}/batch", {"operations": [{"op": "allocate", **_with("k1")}],
+                                          "atomic": True}, 400, "atomic",
+                 id="batch body unknown key"),
 ]
 
 
