@@ -89,6 +89,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "quotaweb.api.parameters.RepeatedParametersRefused",
 ]
 
 ROOT_URLCONF = "quotaweb.urls"

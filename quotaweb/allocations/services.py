@@ -40,6 +40,7 @@ from quotaweb.engine.gateway import (
 )
 from quotaweb.engine.live import LiveAllocation, named_tuple
 from quotaweb.postgresql.base import has_input
+from trackers.resources import INT64_MAX
 
 logger = logging.getLogger(__name__)
 
@@ -48,7 +49,7 @@ MAX_TEXT = 255
 MAX_GROUPS = 100
 MAX_RESOURCE_TYPES = 64
 # Resource values are stored and summed as 64-bit integers, like YuniKorn's.
-MAX_QUANTITY = 2**63 - 1
+MAX_QUANTITY = INT64_MAX
 
 ERR_NOT_OBJECT = "the body must be a JSON object"
 ERR_REQUIRED = "is required"
@@ -61,6 +62,7 @@ ERR_RESOURCE = (
     "must be an object of at most {limit} resource types, each an integer from 0 to {max} "
     "in base units (memory bytes, vcore millicores)"
 )
+ERR_UNKNOWN_KEY = "is not a field of this request (allowed: {allowed}): nothing was changed"
 ERR_OPERATIONS = "must be a list of 1 to {limit} operations"
 ERR_OP = "must be \"allocate\" or \"release\""
 
@@ -107,6 +109,14 @@ def _resource_ok(resource: Any) -> bool:
 
 _TEXT_FIELDS = (("allocationKey", MAX_TEXT), ("applicationId", MAX_TEXT),
                 ("queuePath", 1024), ("user", MAX_TEXT))
+# The keys each body may hold: anything else is refused, so that a typo (``grups``) cannot pass
+# as an allocation that no group limit holds.
+ALLOCATION_FIELDS = frozenset(
+    {name for name, _limit in _TEXT_FIELDS} | {"groups", "resource"}
+)
+ALLOCATE_OPERATION_FIELDS = ALLOCATION_FIELDS | {"op"}
+RELEASE_OPERATION_FIELDS = frozenset({"op", "allocationKey"})
+BATCH_FIELDS = frozenset({"operations"})
 
 
 def allocation_request(data: Any, *, at: str = "") -> LiveAllocation:
@@ -115,17 +125,17 @@ def allocation_request(data: Any, *, at: str = "") -> LiveAllocation:
 
     Written by hand rather than with a serializer: a batch reads 10,000 of these per request.
     """
-    allocation = _allocation_or_none(data)
+    allocation = _allocation_or_none(data, ALLOCATION_FIELDS)
     if allocation is None:
-        raise AllocationInvalid(_request_errors(data, at))
+        raise AllocationInvalid(_request_errors(data, at, ALLOCATION_FIELDS))
     return allocation
 
 
-def _allocation_or_none(data: Any) -> LiveAllocation | None:
+def _allocation_or_none(data: Any, fields: frozenset[str]) -> LiveAllocation | None:
     """The allocation ``data`` asks for, or None when any field is bad (``_request_errors``
     says which; the same rules, checked here for speed: every allocation of a batch passes
     through, and a look at each text field on its own took twice as long)."""
-    if type(data) is not dict:
+    if type(data) is not dict or not fields.issuperset(data):
         return None
     get = data.get
     key, application, queue_path, user = (
@@ -161,11 +171,11 @@ def _allocation_or_none(data: Any) -> LiveAllocation | None:
     )
 
 
-def _request_errors(data: Any, at: str) -> list[dict[str, str]]:
+def _request_errors(data: Any, at: str, fields: frozenset[str]) -> list[dict[str, str]]:
     """Every reason ``allocation_request`` refused ``data``, field by field."""
     if not isinstance(data, dict):
         return [{"field": at.rstrip(".") or "body", "message": ERR_NOT_OBJECT}]
-    errors = []
+    errors = _unknown_keys(data, at, fields)
     for name, limit in _TEXT_FIELDS:
         if name not in data or data[name] is None:
             errors.append({"field": at + name, "message": ERR_REQUIRED})
@@ -181,6 +191,18 @@ def _request_errors(data: Any, at: str) -> list[dict[str, str]]:
     return errors
 
 
+def _unknown_keys(data: dict[str, Any], at: str, fields: frozenset[str]) -> list[dict[str, str]]:
+    """One error per key of ``data`` that is not one of ``fields``, named where it was sent."""
+    message = ERR_UNKNOWN_KEY.format(allowed=", ".join(sorted(fields)))
+    return [{"field": at + _shown(key), "message": message} for key in data if key not in fields]
+
+
+def _shown(key: str) -> str:
+    # Echoed in the answer: a key no answer can carry (a lone surrogate, NUL, a megabyte) is
+    # shown escaped and cut short.
+    return key if _is_text(key) else ascii(key)[:MAX_TEXT]
+
+
 def batch_request(data: Any) -> list[Operation | AllocationInvalid]:
     """The operations of a batch body, each parsed, or the error that operation has (the others
     still run); ``AllocationInvalid`` when the body itself is not a batch."""
@@ -189,18 +211,20 @@ def batch_request(data: Any) -> list[Operation | AllocationInvalid]:
         raise AllocationInvalid(
             [{"field": "operations", "message": ERR_OPERATIONS.format(limit=MAX_BATCH)}]
         )
+    if len(data) > 1:
+        raise AllocationInvalid(_unknown_keys(data, "", BATCH_FIELDS))
     out: list[Operation | AllocationInvalid] = []
     append = out.append
     for index, item in enumerate(operations):
         op = item.get("op") if type(item) is dict else None
         if op == "allocate":
-            allocation = _allocation_or_none(item)
+            allocation = _allocation_or_none(item, ALLOCATE_OPERATION_FIELDS)
             if allocation is not None:
                 append(named_tuple(Operation, ("allocate", allocation, "")))
                 continue
         elif op == "release":
             key = item.get("allocationKey")
-            if _is_text(key):
+            if _is_text(key) and RELEASE_OPERATION_FIELDS.issuperset(item):
                 append(Operation("release", key=key))
                 continue
         append(_operation_error(item, op, f"operations[{index}]."))
@@ -210,10 +234,13 @@ def batch_request(data: Any) -> list[Operation | AllocationInvalid]:
 def _operation_error(item: Any, op: Any, at: str) -> AllocationInvalid:
     """What is wrong with one refused operation of a batch (its fields prefixed with ``at``)."""
     if op == "allocate":
-        return AllocationInvalid(_request_errors(item, at))
+        return AllocationInvalid(_request_errors(item, at, ALLOCATE_OPERATION_FIELDS))
     if op == "release":
-        message = ERR_TEXT.format(limit=MAX_TEXT)
-        return AllocationInvalid([{"field": at + "allocationKey", "message": message}])
+        errors = _unknown_keys(item, at, RELEASE_OPERATION_FIELDS)
+        if not _is_text(item.get("allocationKey")):
+            message = ERR_TEXT.format(limit=MAX_TEXT)
+            errors.append({"field": at + "allocationKey", "message": message})
+        return AllocationInvalid(errors)
     return AllocationInvalid([{"field": at + "op", "message": ERR_OP}])
 
 

@@ -9,12 +9,16 @@ views use (``allocation_answer``, ``batch_answer``, ``headroom_answer``, the ser
 renderer and the token cache), with the headers the middleware would add.
 
 Everything else goes to Django unchanged, with the body it has read: session callers (so CSRF
-stays Django's and DRF's), unknown or inactive tokens (401), viewers writing (403), other content
-types, ``Accept`` headers, methods and query strings, bad hosts, HTTPS redirects, bodies over the
+stays Django's and DRF's), other content types, ``Accept`` headers, methods and query strings (a
+repeated parameter too: ``quotaweb.api.parameters``), bad hosts, HTTPS redirects, bodies over the
 cap, and any request whose answer is an error of the contract. Those are raised before the engine
 or the ledger changes, so the views answer them again with exactly their own status, body and
 headers. A failed ledger write (undone in the engine) is answered 500 here, as the views' handler
 would, rather than written a second time.
+
+Unknown or inactive tokens (401) and viewers writing (403) go to Django too, but are told apart
+before the body is read, and handed over with an empty body: DRF refuses them before it parses
+one, so a caller without a good token never makes the server hold a body of up to the cap.
 
 The answers are made in the Django handler's threads, except that the server (``answer_on_loop``)
 makes an allocate on the event loop itself when the database is PostgreSQL and the token's admin
@@ -45,6 +49,7 @@ from quotaweb.accounts.roles import is_quota_admin, is_viewer, quota_admin_known
 from quotaweb.allocations import services
 from quotaweb.api.authentication import CachedTokenAuthentication, token_user_remembered
 from quotaweb.api.errors import ERR_INTERNAL, api_error_for
+from quotaweb.api.parameters import repeated_parameters
 from quotaweb.api.parsers import json_body, json_max_bytes
 from quotaweb.api.views.allocations import (
     AllocationsView,
@@ -169,7 +174,9 @@ def _simple_enough(scope: Scope, name: str, headers: dict[bytes, bytes]) -> bool
         return headers.get(b"content-type", b"").lower() in _JSON_TYPES and not scope.get(
             "query_string"
         )
-    return name == "headroom" or not scope.get("query_string")
+    if name == "headroom":
+        return not repeated_parameters(scope.get("query_string", b""))
+    return not scope.get("query_string")
 
 
 def _token(headers: dict[bytes, bytes]) -> str | None:
@@ -241,8 +248,7 @@ def _answer(name: str, args: dict[str, str], token: str, method: str, body: byte
             user, _ = CachedTokenAuthentication().authenticate_credentials(token)
         except AuthenticationFailed:
             return None
-        allowed = is_viewer(user) if method == "GET" else is_quota_admin(user)
-        if not allowed:
+        if not _may(user, method):
             return None
         partition = args["partition"]
         if name == "release":
@@ -329,12 +335,21 @@ class LeanAllocations:
             await self.app(scope, receive, send)
             return
         name, args, view = route
+        remembered = token_user_remembered(token)
+        may = None if remembered is None else _may_known(remembered, scope["method"])
+        if may is None:
+            may = await self._caller_may(token, scope["method"])
+        if not may:
+            # Answered 401 or 403 by DRF before any body is parsed: a stranger's body (up to
+            # the cap, 16 MiB) is not read into memory first.
+            await self.app(scope, _bodiless(), send)
+            return
         read: list[Message] = []
         body = await self._body(receive, read)
         answer: Answer | object = None if body is None else _IN_A_THREAD
         if (
             body is not None and name == "allocate" and self.ledger is not None
-            and len(body) <= _LOOP_BODY_BYTES
+            and len(body) <= _LOOP_BODY_BYTES and remembered is not None
         ):
             answer = await _answer_on_loop(self.ledger, args["partition"], token, body)
         if answer is _IN_A_THREAD:
@@ -353,6 +368,17 @@ class LeanAllocations:
         })
         await send({"type": "http.response.body", "body": content})
 
+    async def _caller_may(self, token: str, method: str) -> bool:
+        """Whether the token's account may make this call, asked in a worker thread (the
+        database). A failure to tell is left to the views, which read the body and answer as
+        they do."""
+        try:
+            return await asyncio.get_running_loop().run_in_executor(
+                self.executor, _caller_may, token, method
+            )
+        except Exception:
+            return True
+
     async def _body(self, receive: Receive, read: list[Message]) -> bytes | None:
         """The whole body, or None (over the cap, or the client left): Django's to answer."""
         size = 0
@@ -366,6 +392,45 @@ class LeanAllocations:
                 return None
             if not message.get("more_body"):
                 return b"".join(m.get("body", b"") for m in read)
+
+
+def _may_known(user: Any, method: str) -> bool | None:
+    """``_may`` without the database, or None."""
+    return is_viewer(user) if method == "GET" else quota_admin_known(user)
+
+
+def _may(user: Any, method: str) -> bool:
+    return is_viewer(user) if method == "GET" else is_quota_admin(user)
+
+
+def _caller_may(token: str, method: str) -> bool:
+    """``LeanAllocations._caller_may`` in a worker thread."""
+    close_old_connections()
+    try:
+        try:
+            user, _ = CachedTokenAuthentication().authenticate_credentials(token)
+        except AuthenticationFailed:
+            return False
+        return _may(user, method)
+    finally:
+        close_old_connections()
+
+
+def _bodiless() -> Receive:
+    """``receive`` for a request answered before its body matters: an empty body at once, then
+    nothing. Django waits on it for the client to leave while the view runs and stops waiting
+    once it has answered; the client's own messages are never taken, so its body is not read."""
+    given = False
+
+    async def receive_without_body() -> Message:
+        nonlocal given
+        if not given:
+            given = True
+            return {"type": "http.request", "body": b"", "more_body": False}
+        await asyncio.get_running_loop().create_future()
+        raise AssertionError("never set")
+
+    return receive_without_body
 
 
 def _replay(read: list[Message], receive: Receive) -> Receive:

@@ -19,6 +19,8 @@ QUEUE_PATH_PATTERN = rf"^[Rr][Oo][Oo][Tt](\.{_SEGMENT}){{0,{MAX_QUEUE_DEPTH - 1}
 QUEUE_NAMES_PATTERN = rf"^{_SEGMENT}(\.{_SEGMENT})*$"
 USER_NAME_PATTERN = rf"^{USER_NAME_RE.pattern}$"
 GROUP_NAME_PATTERN = rf"^{GROUP_NAME_RE.pattern}$"
+# Headroom's ``groups``: group names between commas (empty ones are skipped).
+GROUP_NAMES_PATTERN = rf"^({GROUP_NAME_RE.pattern})?(,({GROUP_NAME_RE.pattern})?)*$"
 
 
 def pattern_string(pattern: str, **more: Any) -> dict[str, Any]:

@@ -36,6 +36,7 @@ from twisted.internet import reactor
 from quotaweb.allocations.upkeep import ledger_upkeep_start
 from quotaweb.api.parsers import json_max_bytes
 from quotaweb.config.services import ConfigRejected
+from quotaweb.core.request_limits import limited_channel_protocol
 from quotaweb.core.services import engines_start
 from quotaweb.elastic.worker import elastic_worker_start
 from quotaweb.engine.gateway import Gateway
@@ -190,7 +191,8 @@ def server_for(
 
 
 class RawBodyServer(Server):
-    """daphne's server, without Twisted's parsing of form bodies.
+    """daphne's server, without Twisted's parsing of form bodies, answering 414 and 431 at its
+    request line and header limits (``http_factory``).
 
     Twisted's request parses every POST body that says it is a form (URL-encoded or multipart)
     into ``request.args``, and before that reads its ``Content-Type`` through the standard
@@ -205,6 +207,18 @@ class RawBodyServer(Server):
         super().protocol_connected(protocol)
         if isinstance(protocol, WebRequest):
             protocol._parsePOSTFormSubmission = False
+
+    # daphne makes its HTTP factory in ``run``: each connection it builds gets a channel that
+    # answers 414 and 431 at Twisted's limits instead of a dropped connection or a bare 400
+    # (``quotaweb.core.request_limits``).
+    @property
+    def http_factory(self) -> Any:
+        return self._http_factory
+
+    @http_factory.setter
+    def http_factory(self, factory: Any) -> None:
+        factory.protocol = limited_channel_protocol
+        self._http_factory = factory
 
 
 class DrainingServer(RawBodyServer):

@@ -25,6 +25,7 @@ from typing import Any
 from trackers import Engine, InvalidRequest
 from trackers.config.model import Partition
 from trackers.elastic import ElasticTree, QueueState, elastic_queues
+from trackers.resources import INT64_MAX
 
 ERR_UNKNOWN_QUEUE = "queue {path!r} is not a queue of partition {partition!r}"
 ERR_PARENT_QUEUE = (
@@ -33,7 +34,10 @@ ERR_PARENT_QUEUE = (
 )
 ERR_RESOURCE = "{what} must be a map of resource type to a non-negative integer"
 ERR_RESOURCE_KIND = "{what}: a resource type must be a non-empty name, not {kind!r}"
-ERR_RESOURCE_VALUE = "{what}: {kind!r} must be a non-negative integer, not {value!r}"
+# Bounded as allocations are (64 bits): these values are summed up the queue tree.
+ERR_RESOURCE_VALUE = (
+    f"{{what}}: {{kind!r}} must be a non-negative integer of at most {INT64_MAX}, not {{value!r}}"
+)
 
 Resource = dict[str, int]
 
@@ -56,7 +60,7 @@ def resource_checked(value: object, *, what: str) -> Resource:
     for kind, amount in value.items():
         if not isinstance(kind, str) or not kind:
             raise InvalidRequest(ERR_RESOURCE_KIND.format(what=what, kind=kind))
-        if type(amount) is not int or amount < 0:
+        if type(amount) is not int or not 0 <= amount <= INT64_MAX:
             raise InvalidRequest(ERR_RESOURCE_VALUE.format(what=what, kind=kind, value=amount))
         if amount:
             checked[kind] = amount

@@ -93,8 +93,11 @@ def usage_served(server, token: str, partition: str = "default") -> tuple[dict, 
 
 
 async def asgi_exchange(app, method: str, path: str, *, token: str | None, data: object = None,
-                        query: bytes = b"", content_type: bytes = b"application/json") -> tuple:
-    """One request through the ASGI ``app``: (status, headers by name, body)."""
+                        query: bytes = b"", content_type: bytes = b"application/json",
+                        chunks: int = 1, log: list | None = None) -> tuple:
+    """One request through the ASGI ``app``: (status, headers by name, body). The body comes in
+    ``chunks`` messages; ``log`` gets ``"body"`` for each one the app takes and ``("answer",
+    status)`` when it starts answering, in the order they happen."""
     import asyncio
     import json
 
@@ -109,16 +112,23 @@ async def asgi_exchange(app, method: str, path: str, *, token: str | None, data:
         "root_path": "", "headers": headers, "client": ("127.0.0.1", 50000),
         "server": ("127.0.0.1", 8000),
     }
-    pending = [{"type": "http.request", "body": raw, "more_body": False}]
+    size = -(-len(raw) // chunks) or 1
+    pending = [{"type": "http.request", "body": raw[at:at + size], "more_body": True}
+               for at in range(0, max(len(raw), 1), size)]
+    pending[-1]["more_body"] = False
     sent: list[dict] = []
+    log = [] if log is None else log
 
     async def receive() -> dict:
         if pending:
-            return pending.pop()
+            log.append("body")
+            return pending.pop(0)
         await asyncio.sleep(60)
         return {"type": "http.disconnect"}
 
     async def send(message: dict) -> None:
+        if message["type"] == "http.response.start":
+            log.append(("answer", message["status"]))
         sent.append(message)
 
     await app(scope, receive, send)

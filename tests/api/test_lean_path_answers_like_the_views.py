@@ -174,3 +174,125 @@ def test_a_failed_ledger_write_is_answered_500_once_and_changes_nothing(
     assert lean[0] == 500
     assert lean == views
     assert capped_engines.live_count("default") == 0
+
+
+def _with(key: str, **fields) -> dict:
+    sent = body(key)
+    for name, value in fields.items():
+        if value is None:
+            sent.pop(name)
+        else:
+            sent[name] = value
+    return sent
+
+
+def _usage():
+    from quotaweb.engine.gateway import engines_get
+
+    gateway = engines_get()
+    return gateway.users_usage("default"), gateway.groups_usage("default")
+
+
+# A refused request on both paths: (path, body, status, what the answer must name).
+REFUSED = [
+    pytest.param(ALLOCATIONS, _with("k1", groups=None, grups=["ml"]), 400, "grups",
+                 id="unknown key"),
+    pytest.param(ALLOCATIONS, _with("k1", groups=["g g"]), 400, "'g g'", id="group with a space"),
+    pytest.param(ALLOCATIONS, _with("k1", groups=["ml", "*"]), 400, "'*'", id="group wildcard"),
+    pytest.param(f"{ALLOCATIONS}/batch", {"operations": [
+        {"op": "allocate", **_with("k1", groups=None, grups=["ml"])},
+    ]}, 200, "operations[0].grups", id="batch unknown key"),
+    pytest.param(f"{ALLOCATIONS}/batch", {"operations": [
+        {"op": "release", "allocationKey": "k1", "user": "alice"},
+    ]}, 200, "operations[0].user", id="batch release unknown key"),
+    pytest.param(f"{ALLOCATIONS}/batch", {"operations": [
+        {"op": "allocate", **_with("k1", groups=["*"])},
+    ]}, 200, "'*'", id="batch group wildcard"),
+    pytest.param(f"{ALLOCATIONS}/batch", {"operations": [{"op": "allocate", **_with("k1")}],
+                                          "atomic": True}, 400, "atomic",
+                 id="batch body unknown key"),
+]
+
+
+@pytest.mark.parametrize(("path", "data", "status", "named"), REFUSED)
+def test_a_refused_body_answers_as_the_views_naming_what_and_changes_nothing(
+    path, data, status, named, apps, admin, capped_engines
+):
+    from tests.api.allocation_support import ledger
+
+    served, django = apps
+    token = _token(admin)
+    before = _usage()
+    lean = exchange(served, "POST", path, token=token, data=data)
+    views = exchange(django, "POST", path, token=token, data=data)
+    assert lean == views
+    assert lean[0] == status
+    answer = json.loads(lean[2])
+    refused = answer["results"][0] if status == 200 else answer
+    assert refused["status" if status == 200 else "error"] in (400, "bad_request")
+    assert named in json.dumps(refused["details"] or refused["message"])
+    assert (_usage(), ledger(), capped_engines.live_count("default")) == (before, {}, 0)
+
+
+def test_usage_past_64_bits_is_denied_naming_the_resource_on_both_paths(
+    apps, admin, capped_engines
+):
+    from tests.api.allocation_support import ledger
+    from trackers.resources import INT64_MAX
+
+    served, django = apps
+    token = _token(admin)
+    largest = {"gpu": INT64_MAX}
+    answers = {}
+    for name, app in (("lean", served), ("views", django)):
+        first = exchange(app, "POST", ALLOCATIONS, token=token,
+                         data=_with("k1", resource=largest))
+        before = (_usage(), ledger())
+        single = exchange(app, "POST", ALLOCATIONS, token=token,
+                          data=_with("k2", user="bob", resource=largest))
+        batch = exchange(app, "POST", f"{ALLOCATIONS}/batch", token=token, data={"operations": [
+            {"op": "allocate", **_with("k3", resource={"gpu": 1})},
+        ]})
+        assert (_usage(), ledger()) == before
+        exchange(app, "DELETE", f"{ALLOCATIONS}/k1", token=token)
+        answers[name] = (first, single, batch)
+    assert answers["lean"] == answers["views"]
+    first, single, batch = answers["lean"]
+    assert (first[0], single[0], batch[0]) == (201, 409, 200)
+    denied = json.loads(single[2])
+    assert (denied["error"], denied["reason"]) == ("denied", "resourceOverflow")
+    assert denied["message"].startswith("resource gpu would sum to")
+    result = json.loads(batch[2])["results"][0]
+    assert (result["status"], result["reason"]) == (409, "resourceOverflow")
+
+
+@pytest.mark.parametrize(("who", "status"), [("unknown", 401), ("inactive", 401),
+                                             ("viewer", 403)])
+def test_a_refused_token_is_answered_before_its_body_is_read(
+    who, status, apps, admin, viewer, capped_engines
+):
+    served, django = apps
+    if who == "inactive":
+        token = _token(admin)
+        type(admin).objects.filter(pk=admin.pk).update(is_active=False)
+    else:
+        token = "0" * 40 if who == "unknown" else _token(viewer)
+    large = json.dumps(body("k1")).encode() + b" " * 1_000_000
+    log: list = []
+    lean = asyncio.run(asgi_exchange(served, "POST", ALLOCATIONS, token=token, data=large,
+                                     chunks=8, log=log))
+    views = asyncio.run(asgi_exchange(django, "POST", ALLOCATIONS, token=token, data=large,
+                                      chunks=8))
+    assert lean == views
+    assert lean[0] == status
+    assert log[0] == ("answer", status), log
+    assert capped_engines.live_count("default") == 0
+
+
+def test_an_admin_token_still_reads_a_body_in_pieces(apps, admin, capped_engines):
+    served, _ = apps
+    log: list = []
+    answer = asyncio.run(asgi_exchange(served, "POST", ALLOCATIONS, token=_token(admin),
+                                       data=body("k1"), chunks=3, log=log))
+    assert answer[0] == 201
+    assert log == ["body", "body", "body", ("answer", 201)]

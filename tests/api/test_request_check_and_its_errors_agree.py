@@ -9,6 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from quotaweb.allocations.services import (
+    ALLOCATION_FIELDS,
+    ERR_UNKNOWN_KEY,
     MAX_GROUPS,
     MAX_QUANTITY,
     MAX_RESOURCE_TYPES,
@@ -48,11 +50,18 @@ _BAD = {
                         _ANY),
     "resource": _RESOURCES,
 }
+# Keys an allocation does not have: typos, other cases, the batch's own, anything.
+_UNKNOWN = st.dictionaries(
+    st.one_of(st.sampled_from(["grups", "Groups", "op", "resources", "", "x\ud800"]), _TEXTS),
+    _ANY, max_size=2,
+)
 # Mostly good fields with a few bad ones: a body with one bad field shows that rule alone.
 _BODIES = st.one_of(
     st.fixed_dictionaries(
         {name: st.one_of(good, good, _BAD[name]) for name, good in _GOOD.items()}
     ),
+    st.builds(lambda good, more: {**more, **good},
+              st.fixed_dictionaries(_GOOD), _UNKNOWN),
     st.fixed_dictionaries({}, optional={name: st.one_of(good, _BAD[name])
                                         for name, good in _GOOD.items()}),
     _ANY,
@@ -62,7 +71,7 @@ _BODIES = st.one_of(
 @settings(max_examples=1500, deadline=None)
 @given(data=_BODIES)
 def test_a_body_is_refused_exactly_when_an_error_names_one_of_its_fields(data):
-    errors = _request_errors(data, "x.")
+    errors = _request_errors(data, "x.", ALLOCATION_FIELDS)
     if errors:
         with pytest.raises(AllocationInvalid) as refused:
             allocation_request(data, at="x.")
@@ -82,7 +91,7 @@ def test_a_body_is_refused_exactly_when_an_error_names_one_of_its_fields(data):
     {"groups": [""]}, {"groups": ["g"] * (MAX_GROUPS + 1)},
     {"resource": {"vcore": MAX_QUANTITY + 1}},
     {"resource": {f"r{n}": 1 for n in range(MAX_RESOURCE_TYPES + 1)}},
-    {"applicationId": ""}, {"user": "u" * (MAX_TEXT + 1)},
+    {"applicationId": ""}, {"user": "u" * (MAX_TEXT + 1)}, {"grups": ["ml"]},
 ])
 def test_a_batch_answers_each_bad_field_in_its_place_and_keeps_the_rest(bad):
     good = {"op": "allocate", "allocationKey": "k1", "applicationId": "app",
@@ -92,3 +101,19 @@ def test_a_batch_answers_each_bad_field_in_its_place_and_keeps_the_rest(bad):
     assert parsed[0].allocation.key == "k1"
     assert isinstance(parsed[1], AllocationInvalid)
     assert [error["field"].split(".")[1] for error in parsed[1].errors] == list(bad)
+
+
+@pytest.mark.parametrize(("operation", "unknown"), [
+    ({"op": "allocate", "allocationKey": "k2", "applicationId": "app", "queuePath": "root.eng",
+      "user": "alice", "grups": ["ml"], "resource": {"vcore": 1}}, ["grups"]),
+    ({"op": "release", "allocationKey": "k1", "user": "alice"}, ["user"]),
+    ({"op": "release", "allocationKey": "k1", "x\ud800": 1}, ["'x\\ud800'"]),
+])
+def test_an_unknown_key_refuses_its_operation_and_is_named_with_its_place(operation, unknown):
+    good = {"op": "release", "allocationKey": "k0"}
+    parsed = batch_request({"operations": [good, operation]})
+    assert parsed[0].key == "k0"
+    assert isinstance(parsed[1], AllocationInvalid)
+    named = [error for error in parsed[1].errors
+             if error["message"].startswith(ERR_UNKNOWN_KEY.split("{")[0])]
+    assert [error["field"] for error in named] == [f"operations[1].{key}" for key in unknown]

@@ -13,9 +13,12 @@ import pytest
 from django.test import Client
 from drf_spectacular.generators import SchemaGenerator
 
+from quotaweb.allocations.services import ALLOCATION_FIELDS
 from quotaweb.api.views.config import ERR_IF_MATCH
 from quotaweb.api.views.yunikorn import ERR_FORMAT, ERR_INVALID_GROUP, ERR_INVALID_USER
+from tests.api.allocation_support import ALLOCATIONS, body
 from tests.configs import SMALL_YAML
+from trackers.ugm.engine import ERR_GROUP
 
 pytestmark = pytest.mark.django_db
 
@@ -51,6 +54,33 @@ def test_user_and_group_name_patterns_are_the_rules_of_the_usage_reads(
         response = viewer_token.get(f"/ws/v1/partition/default/usage/{kind}/{quote(name, safe='')}")
         refused = response.status_code == 400 and response.json()["message"] == refusal
         assert allowed != refused, (kind, name, response.status_code)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_group_pattern_of_an_allocate_body_is_the_engines_rule(
+    admin_token, capped_engines, name
+):
+    groups = _schema()["components"]["schemas"]["AllocationInRequest"]["properties"]["groups"]
+    schema = groups["items"]
+    response = admin_token.post(ALLOCATIONS, body("k1", groups=[name]),
+                                content_type="application/json")
+    refused = response.status_code == 400 and (
+        response.json()["message"] == ERR_GROUP.format(group=name))
+    assert _allows(schema, name) != refused, (name, response.status_code, response.content)
+
+
+@pytest.mark.parametrize("groups", ["ml", "ml,dev", "ml,,dev,", ",", "ml,g g", "*", "ml,*"])
+def test_the_groups_pattern_of_headroom_is_the_engines_rule(admin_token, capped_engines, groups):
+    schema = _parameter("/api/v1/partitions/{partition}/headroom", "get", "groups")["schema"]
+    response = admin_token.get("/api/v1/partitions/default/headroom", {
+        "queuePath": "root.eng", "user": "alice", "applicationId": "a", "groups": groups})
+    assert _allows(schema, groups) == (response.status_code == 200), response.content
+
+
+def test_an_allocate_body_schema_takes_exactly_the_fields_the_server_takes():
+    schema = _schema()["components"]["schemas"]["AllocationInRequest"]
+    assert schema["additionalProperties"] is False
+    assert set(schema["properties"]) == ALLOCATION_FIELDS
 
 
 @pytest.mark.parametrize("queue", ["root.eng", "eng", "root.a@b", "root..eng", "root.é", "ROOT"])

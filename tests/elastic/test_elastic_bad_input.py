@@ -41,6 +41,8 @@ def before(admin_api, active_elastic):
     (DEMAND, {"queuePath": "root.a"}, ["resource", "required"]),
     (DEMAND, [1, 2], ["JSON object"]),
     (TOTAL, {"gpu": -5}, ["cluster total", "gpu"]),
+    (TOTAL, {"gpu": 2**63}, ["cluster total", "gpu", str(2**63 - 1)]),
+    (DEMAND, {"queuePath": "root.a", "resource": {"gpu": 2**63}}, ["gpu", str(2**63 - 1)]),
     (TOTAL, {"": 5}, ["cluster total"]),
     (TOTAL, "100Gi", ["cluster total", "map"]),
     (SETTINGS, {"enabled": "yes"}, ["enabled", "true or false"]),

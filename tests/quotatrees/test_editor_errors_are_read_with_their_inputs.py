@@ -33,7 +33,7 @@ def test_a_cells_error_describes_its_input(quota_admin_client, active_sample):
     cell = _input(page, "id_node-1-quota-0")
     assert 'aria-invalid="true"' in cell
     (described,) = re.findall(r'aria-describedby="([^"]+)"', cell)
-    assert "must be a non-negative integer, got &#x27;1000m&#x27;" in _element_text(
+    assert "(2^63-1), got &#x27;1000m&#x27;" in _element_text(
         page, described
     )
     assert "aria-invalid" not in _input(page, "id_node-0-quota-0")

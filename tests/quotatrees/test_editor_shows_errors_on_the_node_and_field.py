@@ -11,6 +11,7 @@ import pytest
 from quotaweb.quotatrees import selectors
 from quotaweb.quotatrees.models import TreeVersion
 from tests.quotatrees.pages import all_errors, editor_data, example_with_story, text, url
+from trackers.quotatree.messages import ERR_QUOTA
 
 pytestmark = pytest.mark.django_db
 
@@ -45,8 +46,8 @@ def test_a_quota_that_is_not_a_whole_number_is_shown_on_its_cell(
     assert response.status_code == 400
     page = response.content.decode()
     assert all_errors(page) == {
-        "node-1-quota-0": ["quota cpu of node B must be a non-negative integer, got '1000m'"],
-        "node-1-quota-1": ["quota memory of node B must be a non-negative integer, got '-1'"],
+        "node-1-quota-0": [ERR_QUOTA.format(resource="cpu", node="B", value="1000m")],
+        "node-1-quota-1": [ERR_QUOTA.format(resource="memory", node="B", value="-1")],
     }
     # the cell is marked and keeps what was typed
     assert '<td class="num has-error">' in page

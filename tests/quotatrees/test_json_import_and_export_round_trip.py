@@ -16,6 +16,7 @@ from quotaweb.quotatrees import selectors
 from quotaweb.quotatrees.models import TreeVersion
 from tests.quotatrees.pages import all_errors, example_with_story, text, url
 from tests.quotatrees.support import example_document, tree_document
+from trackers.quotatree.messages import ERR_QUOTA
 
 pytestmark = pytest.mark.django_db
 
@@ -115,7 +116,7 @@ def test_problems_of_an_imported_document_are_shown_on_its_rows(
     assert response.status_code == 400
     assert all_errors(response.content.decode()) == {
         "node-1-parent": ["node B has unknown parent X"],
-        "node-1-quota-0": ["quota cpu of node B must be a non-negative integer, got '1.5'"],
+        "node-1-quota-0": [ERR_QUOTA.format(resource="cpu", node="B", value="1.5")],
     }
     assert not TreeVersion.objects.exists()
 

@@ -22,6 +22,7 @@ from typing import Any
 from trackers.config.report import Report
 from trackers.errors import ConfigError
 from trackers.quotatree import messages as m
+from trackers.resources import INT64_MAX
 
 TREE_KIND = "QuotaTree"
 CONSUMER_KIND = "Consumer"
@@ -298,14 +299,15 @@ def _read_hard(raw: Any, node: str, base: str, report: Report, *, strict: bool) 
 
 
 def _integer(value: Any) -> int | None:
-    """A non-negative integer from an int or an integer string; None for anything else
-    (``"1000m"``, ``-1``, ``1.5``, ``True``)."""
+    """An integer from 0 to 2^63-1 from an int or an integer string; None for anything else
+    (``"1000m"``, ``-1``, ``1.5``, ``True``, ``2**63``)."""
     if isinstance(value, bool):
         return None
-    if isinstance(value, int):
-        return value if value >= 0 else None
     if isinstance(value, str) and INTEGER.match(value):
-        return int(value)
+        value = int(value)
+    if isinstance(value, int):
+        # Bounded as every resource amount of the API is (64 bits, docs/api.md).
+        return value if 0 <= value <= INT64_MAX else None
     return None
 
 

@@ -72,7 +72,10 @@ ERR_NO_ROOT = "the tree has no root: one node needs an empty or 'nil' parent"
 ERR_TWO_ROOTS = "node {node} is a second root (the root is {root})"
 ERR_DANGLING = "node {node} has unknown parent {parent}"
 ERR_CYCLE = "node {node} is on a parent cycle: {cycle}"
-ERR_QUOTA = "quota {resource} of node {node} must be a non-negative integer, got {value!r}"
+ERR_QUOTA = (
+    "quota {resource} of node {node} must be an integer from 0 to 9223372036854775807 (2^63-1), "
+    "got {value!r}"
+)
 ERR_QUOTA_RESOURCE = "quota {resource} of node {node} is not one of the tree's resource names"
 ERR_HARD = "hard of node {node} must be true or false, got {value!r}"
 ERR_PARENT = "parent of node {node} must be a string, got {value!r}"
@@ -82,7 +85,9 @@ ERR_UNKNOWN_TREE = "consumer {id} names unknown tree {tree}"
 ERR_DUPLICATE_TREE = "consumer {id} names tree {tree} twice"
 ERR_UNKNOWN_GROUP = "group {group} is not a node of tree {tree}"
 ERR_GROUP_NOT_LEAF = "group {group} of tree {tree} is not a leaf"
-ERR_REQUEST = "request {resource} must be a non-negative integer, got {value!r}"
+ERR_REQUEST = (
+    "request {resource} must be an integer from 0 to 9223372036854775807 (2^63-1), got {value!r}"
+)
 ERR_REQUEST_RESOURCE = "request {resource} is not one of the resource names of tree {tree}"
 ERR_INTEGER_FIELD = "{field} must be an integer, got {value!r}"
 ERR_BOOLEAN_FIELD = "{field} must be true or false, got {value!r}"

@@ -30,6 +30,7 @@ from trackers.errors import InvalidRequest
 from trackers.quotatree import messages as m
 from trackers.quotatree.document import TreeRequest, TreeSpec, build_tree
 from trackers.quotatree.journal import Journal, Spot
+from trackers.resources import INT64_MAX
 
 # (priority, type, unpreemptable): consumers of one class compete the same way.
 Klass = tuple[int, int, bool]
@@ -211,7 +212,9 @@ class QuotaTree:
         vector = [0] * self.size
         index = {res: i for i, res in enumerate(self.resources)}
         for res, amount in request.items():
-            if isinstance(amount, bool) or not isinstance(amount, int) or amount < 0:
+            if isinstance(amount, bool) or not isinstance(amount, int) or not (
+                0 <= amount <= INT64_MAX
+            ):
                 raise InvalidRequest(m.ERR_REQUEST.format(resource=res, value=amount))
             at = index.get(res)
             if at is None:

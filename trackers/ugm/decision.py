@@ -10,8 +10,11 @@ GROUP_QUOTA = "groupQuota"
 QUEUE_QUOTA = "queueQuota"
 QUEUE_MAX_APPLICATIONS = "queueMaxApplications"
 ELASTIC_QUOTA = "elasticQuota"
+# Usage is summed in 64 bits (as YuniKorn's): a request whose sum would pass that is denied.
+RESOURCE_OVERFLOW = "resourceOverflow"
 REASONS = (
-    MAX_APPLICATIONS, QUEUE_MAX_APPLICATIONS, USER_QUOTA, GROUP_QUOTA, QUEUE_QUOTA, ELASTIC_QUOTA
+    MAX_APPLICATIONS, QUEUE_MAX_APPLICATIONS, USER_QUOTA, GROUP_QUOTA, QUEUE_QUOTA, ELASTIC_QUOTA,
+    RESOURCE_OVERFLOW,
 )
 
 Headroom = dict[str, int] | None

@@ -24,8 +24,15 @@ from rest_framework.views import APIView
 
 from quotaweb.allocations import selectors, services
 from quotaweb.api.errors import api_error_for
-from quotaweb.api.names import QUEUE_PATH_PATTERN, USER_NAME_PATTERN, pattern_string
+from quotaweb.api.names import (
+    GROUP_NAME_PATTERN,
+    GROUP_NAMES_PATTERN,
+    QUEUE_PATH_PATTERN,
+    USER_NAME_PATTERN,
+    pattern_string,
+)
 from quotaweb.api.problems import ApiError, bad_request
+from quotaweb.api.serializers import StrictSerializer
 from quotaweb.engine.gateway import (
     Admission,
 )
@@ -52,13 +59,16 @@ class AllocationResourceField(ResourceField):
     """An allocation's resource: the limits ``services.allocation_request`` checks."""
 
 
-class AllocationIn(serializers.Serializer):
+class AllocationIn(StrictSerializer):
+    """An allocate body, for the schema: its keys and no others (``services.ALLOCATION_FIELDS``)."""
+
     allocationKey = serializers.CharField(max_length=services.MAX_TEXT)
     applicationId = serializers.CharField(max_length=services.MAX_TEXT)
     queuePath = serializers.RegexField(QUEUE_PATH_PATTERN, max_length=1024)
     user = serializers.RegexField(USER_NAME_PATTERN, max_length=services.MAX_TEXT)
     groups = serializers.ListField(
-        child=serializers.CharField(max_length=services.MAX_TEXT), required=False,
+        child=serializers.RegexField(GROUP_NAME_PATTERN, max_length=services.MAX_TEXT),
+        required=False,
         max_length=services.MAX_GROUPS,
     )
     resource = AllocationResourceField()
@@ -238,7 +248,8 @@ class HeadroomView(APIView):
             OpenApiParameter("queuePath", pattern_string(QUEUE_PATH_PATTERN), required=True),
             OpenApiParameter("user", pattern_string(USER_NAME_PATTERN), required=True),
             OpenApiParameter("applicationId", {"type": "string", "minLength": 1}, required=True),
-            OpenApiParameter("groups", str, required=False, description="comma separated"),
+            OpenApiParameter("groups", pattern_string(GROUP_NAMES_PATTERN), required=False,
+                             description="group names, comma separated"),
         ],
         responses={200: inline_serializer("Headroom", {
             "headroom": ResourceField(allow_null=True), "canRunApp": serializers.BooleanField(),
