@@ -11,6 +11,14 @@ flight are gone. A receiver that registered with ``notify_reconnect`` is then ha
 of type ``layer.reconnected`` (its consumer's ``layer_reconnected`` handler re-joins its groups
 and asks for fresh snapshots), whichever receive noticed the outage: channels-redis lets one
 receive at a time read for all of a process's sockets, so the others only learn of it this way.
+
+Sized for a crowd (``redis_layer_config``). channels-redis keeps every answer to any socket of
+one process in a single Redis queue (the process's ``specific.*!`` channel), and every request
+to the engine owner in another (``ENGINE_CHANNEL``); both held 100 messages, so 1,000 sockets
+opened at once lost most of their snapshots (``ChannelFull``). Their capacity is
+``QUOTAWEB_CHANNEL_CAPACITY``. And redis-py's pool raised ``MaxConnectionsError`` past 100
+connections at once: here commands wait for a free connection of a pool of
+``QUOTAWEB_REDIS_CONNECTIONS`` instead, for at most ``POOL_WAIT_SECONDS``.
 """
 
 from __future__ import annotations
@@ -22,6 +30,7 @@ import time
 from channels.exceptions import ChannelFull
 from channels_redis.core import RedisChannelLayer
 from redis import exceptions as redis_errors
+from redis.asyncio import BlockingConnectionPool
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 
@@ -39,12 +48,32 @@ RETRY_MAX_SECONDS = 5.0
 # timeout by default, the same, so every idle receive raised TimeoutError. Reads may wait three
 # times the pop: it always answers first, and a dead Redis is still noticed within seconds.
 SOCKET_TIMEOUT_SECONDS = 3 * RedisChannelLayer.brpop_timeout
+# A command waits this long for a free pooled connection (then fails as a lost Redis would, and
+# its caller retries): a crowd queues for connections instead of failing at once.
+POOL_WAIT_SECONDS = 5.0
+# The named channel on which sockets ask the engine owner for snapshots (quotaweb.usage.owner).
+ENGINE_CHANNEL = "quotaweb-engine"
+# The channels that a crowd fills: each process's own (the answers to all of its sockets share
+# one Redis queue) and the engine owner's.
+CROWD_CHANNELS = ("specific.*", ENGINE_CHANNEL)
 
 
-def redis_host(url: str) -> dict:
+def redis_layer_config(url: str, *, prefix: str, capacity: int, connections: int) -> dict:
+    """The ``CONFIG`` of ``CHANNEL_LAYERS``: Redis at ``url``; the channels a crowd fills hold
+    ``capacity`` messages; at most ``connections`` connections per process and event loop."""
+    return {
+        "hosts": [redis_host(url, connections=connections)],
+        "prefix": prefix,
+        "channel_capacity": dict.fromkeys(CROWD_CHANNELS, capacity),
+    }
+
+
+def redis_host(url: str, *, connections: int) -> dict:
     """The connection settings of the layer's host ``url`` (CHANNEL_LAYERS CONFIG hosts)."""
     return {
         "address": url,
+        "max_connections": connections,
+        "timeout": POOL_WAIT_SECONDS,
         "socket_timeout": SOCKET_TIMEOUT_SECONDS,
         "socket_connect_timeout": 5,
         # A peer gone without a word (no RST) is found by TCP keepalive, and a connection idle
@@ -68,6 +97,11 @@ class ResilientRedisChannelLayer(RedisChannelLayer):
         self._lost: dict[asyncio.AbstractEventLoop, float] = {}
         # Channels told of a reconnection, and the loop that receives them.
         self._listeners: dict[str, asyncio.AbstractEventLoop] = {}
+
+    def create_pool(self, index: int) -> BlockingConnectionPool:
+        """A pool whose commands wait for a free connection (channels-redis's raises)."""
+        host = dict(self.hosts[index])
+        return BlockingConnectionPool.from_url(host.pop("address"), **host)
 
     def notify_reconnect(self, channel: str) -> None:
         """Hand ``channel``'s receiver a ``layer.reconnected`` message after each outage."""

@@ -18,6 +18,16 @@ so the owner answers fresh snapshots.
 Whatever the mode, the socket itself sends ``heartbeat`` every ``HEARTBEAT_SECONDS``: a page that
 hears nothing for a few seconds knows the server is frozen or the connection dead (a TCP
 connection to a stopped process stays open and silent), says so, and connects again.
+
+No snapshot is lost silently. Every snapshot the socket asks for (on subscribe, resync, or a
+re-join) is awaited: one that has not come within ``SNAPSHOT_WAIT_SECONDS`` (a full queue under
+a crowd, Redis gone, a failed group join) is asked for again, with backoff and jitter up to
+``SNAPSHOT_WAIT_MAX_SECONDS``, until it comes. A ``resync`` for a scope whose snapshot is already
+on its way joins it; beyond that a socket may ask for so many snapshots a minute
+(``quotaweb.usage.throttle``) and is told when it may ask again.
+
+A message above ``MAX_MESSAGE_CHARS`` closes the socket with 1009, one nested too deep to parse
+with 1008; the page never sends either.
 """
 
 from __future__ import annotations
@@ -26,6 +36,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import random
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs
@@ -49,6 +60,7 @@ from quotaweb.usage.owner import (
     RENEW_SECONDS,
 )
 from quotaweb.usage.scopes import Scope, ScopeInvalid, scope_parse
+from quotaweb.usage.throttle import SnapshotAllowance
 
 ERR_JSON = "messages must be JSON objects with a type: {detail}"
 ERR_TYPE = "unknown message type {type!r}: use subscribe, unsubscribe, resync or ping"
@@ -59,6 +71,18 @@ MAX_SCOPES = 64
 ERR_TOO_MANY = f"at most {MAX_SCOPES} subscriptions per socket"
 STALE_OWNER = "the process that owns the quota engines is not answering"
 STALE_LAYER = "the channel to the quota engines is down"
+# Client messages are a type and a scope, a few hundred characters at most.
+MAX_MESSAGE_CHARS = 4096
+ERR_TOO_BIG = f"a message may have at most {MAX_MESSAGE_CHARS} characters"
+ERR_TOO_DEEP = "messages must be JSON objects with a type: this one is nested too deep"
+ERR_TOO_OFTEN = (
+    "too many snapshots asked for {scope}: at most {burst} at once and {per_minute} a minute "
+    "per socket; ask again in {wait:.1f} s"
+)
+# A snapshot asked for and not come within this long is asked for again (then after twice as
+# long, up to the maximum), well before a page gives up on it (static/js/live.js).
+SNAPSHOT_WAIT_SECONDS = 3.0
+SNAPSHOT_WAIT_MAX_SECONDS = 30.0
 
 logger = logging.getLogger(__name__)
 
@@ -67,6 +91,9 @@ CLOSE_UNAUTHENTICATED = 4401
 CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
 CLOSE_STARTING = 4503
+# RFC 6455's: a message too big to take, one that breaks the protocol's rules.
+CLOSE_TOO_BIG = 1009
+CLOSE_POLICY = 1008
 
 
 @dataclass(frozen=True)
@@ -125,6 +152,13 @@ class UsageConsumer(AsyncJsonWebsocketConsumer):
         self.beat: asyncio.Task | None = None
         self.stale = False
         self.owner_boot: str | None = None
+        # scope -> (when to ask again, how many times asked) while its snapshot is on its way
+        self.awaited: dict[Scope, tuple[float, int]] = {}
+        self.allowance = SnapshotAllowance(
+            burst=settings.QUOTAWEB_SOCKET_SNAPSHOT_BURST,
+            per_minute=settings.QUOTAWEB_SOCKET_SNAPSHOTS_PER_MINUTE,
+            now=asyncio.get_running_loop().time(),
+        )
         self.principal = await _principal_for(self.scope)
         if self.principal is None:
             await self.close(code=CLOSE_UNAUTHENTICATED)
@@ -183,13 +217,21 @@ class UsageConsumer(AsyncJsonWebsocketConsumer):
             await self._leave(scope)
 
     async def _heartbeat(self) -> None:
-        """Tell the browser this server is alive, whether or not usage changes."""
+        """Tell the browser this server is alive, whether or not usage changes; and ask again
+        for the snapshots that are late (on the same wake-up: no task more per socket)."""
         while True:
             await asyncio.sleep(HEARTBEAT_SECONDS)
             try:
                 await self.send_json({"type": "heartbeat"})
             except Exception:  # the client is gone; disconnect() ends this task
                 return
+            await self._chase()
+
+    async def _chase(self) -> None:
+        now = asyncio.get_running_loop().time()
+        for scope, (due, asked) in list(self.awaited.items()):
+            if due <= now and scope in self.subscribed:
+                await self._request(scope, asked)
 
     async def _renew(self) -> None:
         """Keep this socket's watches at the engine owner alive (they are leases there)."""
@@ -235,19 +277,31 @@ class UsageConsumer(AsyncJsonWebsocketConsumer):
                 self.channel_layer.group_add, OWNER_GROUP, self.channel_name
             )
         for scope in list(self.subscribed):
-            ok = await self._layer_call(
-                self.channel_layer.group_add, scope.group_name(self.partition), self.channel_name
-            ) and ok
-            if self.remote:
-                ok = await self._ask_owner("engine.watch", scope) and ok
-            else:
-                seq, data = await broadcaster_get().watch(
-                    self.partition, scope, holder=self.channel_name
-                )
-                await self._send_snapshot(scope, seq, data)
+            ok = await self._request(scope) and ok
         if ok:
             # The snapshots on their way tell the browser it is live again.
             self.stale = False
+
+    async def _request(self, scope: Scope, asked: int = 0) -> bool:
+        """Join ``scope``'s group and ask for its snapshot, awaited until it comes: asked again
+        later if it does not (``_chase``), whatever failed. False when the layer failed."""
+        wait = min(SNAPSHOT_WAIT_MAX_SECONDS, SNAPSHOT_WAIT_SECONDS * 2**asked)
+        # Jitter: a crowd whose snapshots were lost together does not ask again together.
+        due = asyncio.get_running_loop().time() + wait * random.uniform(0.75, 1.25)
+        self.awaited[scope] = (due, asked + 1)
+        # Join first: an update built after the snapshot must reach this socket.
+        if not await self._layer_call(
+            self.channel_layer.group_add, scope.group_name(self.partition), self.channel_name
+        ):
+            return False
+        if self.remote:
+            # The owner answers the snapshot to this socket's channel (usage_message relays it).
+            return await self._ask_owner("engine.watch", scope)
+        seq, data = await broadcaster_get().watch(
+            self.partition, scope, holder=self.channel_name
+        )
+        await self._send_snapshot(scope, seq, data)
+        return True
 
     async def _recheck(self) -> None:
         while True:
@@ -260,10 +314,17 @@ class UsageConsumer(AsyncJsonWebsocketConsumer):
     # -- client messages ---------------------------------------------------------------------
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None):
+        raw = text_data if text_data is not None else bytes_data or b""
+        if len(raw) > MAX_MESSAGE_CHARS:
+            await self._fail(ERR_TOO_BIG, CLOSE_TOO_BIG)
+            return
         try:
-            message = json.loads(text_data if text_data is not None else bytes_data or b"")
+            message = json.loads(raw)
         except (ValueError, UnicodeDecodeError) as error:
             await self._error(ERR_JSON.format(detail=error))
+            return
+        except RecursionError:
+            await self._fail(ERR_TOO_DEEP, CLOSE_POLICY)
             return
         if not isinstance(message, dict):
             await self._error(ERR_JSON.format(detail="not an object"))
@@ -289,46 +350,36 @@ class UsageConsumer(AsyncJsonWebsocketConsumer):
                 ERR_LINK_SCOPE.format(scope=link.scope_text, partition=link.partition)
             )
             return
-        if kind == "subscribe":
-            await self._subscribe(scope)
-        elif scope not in self.subscribed:
-            await self._error(ERR_NOT_SUBSCRIBED.format(scope=scope.text))
-        elif kind == "unsubscribe":
+        if kind == "unsubscribe":
+            if scope not in self.subscribed:
+                await self._error(ERR_NOT_SUBSCRIBED.format(scope=scope.text))
+                return
             self.subscribed.discard(scope)
+            self.awaited.pop(scope, None)
             await self._leave(scope)
-        else:
-            await self._resync(scope)
-
-    async def _subscribe(self, scope: Scope) -> None:
-        if scope in self.subscribed:
-            await self._resync(scope)
             return
-        if len(self.subscribed) >= MAX_SCOPES:
+        if kind == "resync" and scope not in self.subscribed:
+            await self._error(ERR_NOT_SUBSCRIBED.format(scope=scope.text))
+            return
+        if scope in self.awaited:
+            return  # its snapshot is on its way (or asked for again when late): one answers both
+        if scope not in self.subscribed and len(self.subscribed) >= MAX_SCOPES:
             await self._error(ERR_TOO_MANY)
             return
-        # Join first: an update built after the snapshot must reach this socket. A failure
-        # (Redis gone) keeps the scope: it is joined and answered when the layer is back.
+        wait = self.allowance.take(asyncio.get_running_loop().time())
+        if wait:
+            await self.send_json({
+                "type": "error", "scope": scope.text, "retryAfter": round(wait, 1),
+                "message": ERR_TOO_OFTEN.format(
+                    scope=scope.text, burst=settings.QUOTAWEB_SOCKET_SNAPSHOT_BURST,
+                    per_minute=settings.QUOTAWEB_SOCKET_SNAPSHOTS_PER_MINUTE, wait=wait,
+                ),
+            })
+            return
+        # A failure (Redis gone) keeps the scope: it is asked for again until it comes.
         self.subscribed.add(scope)
-        if not await self._layer_call(
-            self.channel_layer.group_add, scope.group_name(self.partition), self.channel_name
-        ):
+        if not await self._request(scope):
             await self._tell_stale(STALE_LAYER)
-            return
-        if self.remote:
-            # The owner answers the snapshot to this socket's channel (usage_message relays it).
-            await self._ask_owner("engine.watch", scope)
-            return
-        seq, data = await broadcaster_get().watch(
-            self.partition, scope, holder=self.channel_name
-        )
-        await self._send_snapshot(scope, seq, data)
-
-    async def _resync(self, scope: Scope) -> None:
-        if self.remote:
-            await self._ask_owner("engine.snapshot", scope)
-            return
-        seq, data = await broadcaster_get().snapshot(self.partition, scope)
-        await self._send_snapshot(scope, seq, data)
 
     async def _ask_owner(self, kind: str, scope: Scope) -> bool:
         return await self._layer_call(self.channel_layer.send, ENGINE_CHANNEL, {
@@ -346,6 +397,7 @@ class UsageConsumer(AsyncJsonWebsocketConsumer):
             broadcaster_get().unwatch(self.partition, scope, holder=self.channel_name)
 
     async def _send_snapshot(self, scope: Scope, seq: int, data: Any) -> None:
+        self.awaited.pop(scope, None)
         await self.send_json({"type": "snapshot", "scope": scope.text, "seq": seq, "data": data})
 
     async def _error(self, message: str) -> None:
@@ -354,6 +406,10 @@ class UsageConsumer(AsyncJsonWebsocketConsumer):
     # -- from the broadcaster ------------------------------------------------------------------
 
     async def usage_message(self, event: dict[str, Any]) -> None:
+        snapshot = event.get("snapshot")
+        if snapshot is not None:
+            with contextlib.suppress(ScopeInvalid):
+                self.awaited.pop(scope_parse(snapshot), None)
         await self.send(text_data=event["text"])
 
     # -- from the channel layer and the engine owner -------------------------------------------

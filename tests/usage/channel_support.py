@@ -121,3 +121,35 @@ def channel_deployment(folder: Path) -> Iterator[Deployment]:
         for server in started:
             server.close()
         redis.close()
+
+
+# The scopes a crowd of pages follows: a user's page, the queue tree, the group list.
+CROWD_SCOPES = ("user:alice", "queues", "groups")
+
+
+async def open_crowd(deployment: Deployment, count: int) -> list[PingingWebSocket]:
+    """``count`` sockets opened on the web process at once, each subscribed to one of
+    ``CROWD_SCOPES`` (in turn), their snapshots not yet read."""
+
+    async def one(n: int) -> PingingWebSocket:
+        socket_ = await PingingWebSocket.connect(
+            "127.0.0.1", deployment.web.port, f"/ws/usage/default/?token={deployment.token}",
+            origin=f"http://127.0.0.1:{deployment.web.port}",
+        )
+        await socket_.send_json({"type": "subscribe", "scope": CROWD_SCOPES[n % 3]})
+        return socket_
+
+    return list(await asyncio.gather(*(one(n) for n in range(count))))
+
+
+async def snapshots_within(sockets: list[PingingWebSocket], seconds: float) -> int:
+    """How many of ``sockets`` got a snapshot within ``seconds`` (counted together)."""
+
+    async def got_one(socket_: PingingWebSocket) -> bool:
+        try:
+            await socket_.next_of("snapshot", timeout=seconds)
+        except (TimeoutError, ConnectionError, asyncio.IncompleteReadError):
+            return False
+        return True
+
+    return sum(await asyncio.gather(*(got_one(socket_) for socket_ in sockets)))
