@@ -41,7 +41,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs
 
-from asgiref.sync import sync_to_async
+from channels.consumer import get_handler_name
+from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
@@ -81,7 +82,7 @@ ERR_TOO_OFTEN = (
 )
 # A snapshot asked for and not come within this long is asked for again (then after twice as
 # long, up to the maximum), well before a page gives up on it (static/js/live.js).
-SNAPSHOT_WAIT_SECONDS = 3.0
+SNAPSHOT_WAIT_SECONDS = 4.0
 SNAPSHOT_WAIT_MAX_SECONDS = 30.0
 
 logger = logging.getLogger(__name__)
@@ -105,7 +106,7 @@ class Principal:
     link: TeamLink | None = None
 
 
-@sync_to_async
+@database_sync_to_async
 def _principal_for(scope: dict[str, Any]) -> Principal | None:
     from rest_framework.authtoken.models import Token
 
@@ -123,7 +124,7 @@ def _principal_for(scope: dict[str, Any]) -> Principal | None:
     return None
 
 
-@sync_to_async
+@database_sync_to_async
 def _still_valid(principal: Principal) -> bool:
     from django.contrib.auth import get_user_model
     from rest_framework.authtoken.models import Token
@@ -135,13 +136,22 @@ def _still_valid(principal: Principal) -> bool:
     return get_user_model().objects.filter(pk=principal.user_id, is_active=True).exists()
 
 
-@sync_to_async
+@database_sync_to_async
 def _partition_known(partition: str) -> bool:
     return partition in engines_get().partitions()
 
 
 class UsageConsumer(AsyncJsonWebsocketConsumer):
     counted = False
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        # channels closes stale database connections before every event, on the one thread
+        # for sync code: with 1,000 sockets each owner heartbeat cost 1,000 trips there, most
+        # of a web process's CPU. The few reads here (database_sync_to_async) close them.
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
     async def connect(self) -> None:
         self.partition = self.scope["url_route"]["kwargs"]["partition"]
@@ -270,17 +280,16 @@ class UsageConsumer(AsyncJsonWebsocketConsumer):
 
     async def _rejoin(self) -> None:
         """Join every group again and get a fresh snapshot of every scope (after Redis came
-        back, which forgets groups, or the engine owner, which forgets watches)."""
-        ok = True
+        back, which forgets groups, or the engine owner, which forgets watches). Whatever fails
+        here is tried again by itself: the snapshots are awaited (``_chase``) and the owner's
+        group is joined again while it stays silent (``_watch_owner``); so this runs once per
+        return, never again on each heartbeat (under a crowd that fed on itself)."""
+        # The snapshots on their way tell the browser it is live again.
+        self.stale = False
         if self.remote:
-            ok = await self._layer_call(
-                self.channel_layer.group_add, OWNER_GROUP, self.channel_name
-            )
+            await self._layer_call(self.channel_layer.group_add, OWNER_GROUP, self.channel_name)
         for scope in list(self.subscribed):
-            ok = await self._request(scope) and ok
-        if ok:
-            # The snapshots on their way tell the browser it is live again.
-            self.stale = False
+            await self._request(scope)
 
     async def _request(self, scope: Scope, asked: int = 0) -> bool:
         """Join ``scope``'s group and ask for its snapshot, awaited until it comes: asked again

@@ -16,7 +16,7 @@ const SILENT_MS = 4_500;
 const OPEN_WAIT_MS = 2_000;
 // A snapshot asked for and not come within this long (jittered ±25 %) is asked for again, then
 // after twice as long, up to the maximum. The server asks the engine owner again by itself
-// after 3 s (quotaweb/usage/consumers.py, SNAPSHOT_WAIT_SECONDS): this is the page's fallback,
+// after 4 s (quotaweb/usage/consumers.py, SNAPSHOT_WAIT_SECONDS): this is the page's fallback,
 // and a resync while the server waits is merged into its request. The jitter keeps 1,000 pages
 // whose snapshots were lost together from asking together; the backoff keeps a page well
 // within the server's allowance (QUOTAWEB_SOCKET_SNAPSHOTS_PER_MINUTE, 30 a minute).
