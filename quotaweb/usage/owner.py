@@ -58,13 +58,32 @@ async def _handle(layer, message: dict[str, Any]) -> None:
                     message.get("type"), message.get("reply"), type(error).__name__, error)
 
 
-async def _reply(layer, channel: str, message: dict[str, Any]) -> None:
-    """Send ``message`` to a socket, again with backoff while its queue is full or Redis gone,
+# The last snapshot encoded, per scope: (its data, seq, event). The broadcaster hands every
+# socket that asks within one tick the same data, so a crowd's answers are encoded once (a large
+# scope's snapshot is hundreds of kilobytes of JSON). Holding the data keeps ``is`` exact.
+_encoded: dict[tuple[str, str], tuple[Any, int, dict[str, Any]]] = {}
+# Past this many scopes the oldest are forgotten: a crowd asks within seconds.
+ENCODED_SCOPES = 256
+
+
+def _snapshot_event(partition: str, scope: str, seq: int, data: Any) -> dict[str, Any]:
+    known = _encoded.get((partition, scope))
+    if known is not None and known[0] is data and known[1] == seq:
+        return known[2]
+    event = usage_event({"type": "snapshot", "scope": scope, "seq": seq, "data": data})
+    _encoded.pop((partition, scope), None)
+    _encoded[(partition, scope)] = (data, seq, event)
+    if len(_encoded) > ENCODED_SCOPES:
+        del _encoded[next(iter(_encoded))]
+    return event
+
+
+async def _reply(layer, channel: str, event: dict[str, Any]) -> None:
+    """Send ``event`` to a socket, again with backoff while its queue is full or Redis gone,
     for up to ``ANSWER_RETRY_SECONDS``; then the last error is raised."""
     loop = asyncio.get_running_loop()
     give_up_at = loop.time() + ANSWER_RETRY_SECONDS
     delay = RETRY_FIRST_SECONDS / 4
-    event = usage_event(message)
     while True:
         try:
             await layer.send(channel, event)
@@ -104,10 +123,11 @@ async def _answer(layer, message: dict[str, Any]) -> None:
             return
     except (UnknownPartition, EngineNotLoaded):
         broadcaster.unwatch(partition, scope, holder=reply)
-        await _reply(layer, reply, {"type": "error",
-                                    "message": ERR_PARTITION.format(partition=partition)})
+        await _reply(layer, reply, usage_event(
+            {"type": "error", "message": ERR_PARTITION.format(partition=partition)}
+        ))
         return
-    await _reply(layer, reply, {"type": "snapshot", "scope": scope.text, "seq": seq, "data": data})
+    await _reply(layer, reply, _snapshot_event(partition, scope.text, seq, data))
 
 
 async def owner_serve(boot: str | None = None) -> None:

@@ -1,9 +1,10 @@
 """A crowd of sockets on one ``manage.py web`` process: every one gets its snapshot.
 
 The engine owner answers each socket's snapshot through Redis, all of a web process's answers
-in one queue. 200 sockets opened at once overflowed it (49 never got a snapshot, and nothing
-asked again); after a Redis restart under as many, most got no fresh one. Now both are bounded:
-every socket has a snapshot within ``BOUND_SECONDS`` (benchmarks/sockets.py measures 1,000)."""
+in one queue. 200 sockets opened at once overflowed it (before the fix 65 never got a snapshot,
+and nothing asked again); after a Redis restart under 300, 101 got no fresh one within 10 s.
+Now every socket has a snapshot within ``BOUND_SECONDS`` (benchmarks/sockets.py measures
+1,000)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,9 @@ from tests.usage.channel_support import channel_deployment, open_crowd, snapshot
 
 CROWD = 200
 BOUND_SECONDS = 10
+# Opened a few at a time (as pages open over a day), each with its snapshot, before Redis goes.
+RESTART_CROWD = 300
+STEP = 50
 
 
 def test_every_socket_of_a_crowd_gets_its_snapshot(tmp_path):
@@ -36,9 +40,12 @@ def test_every_socket_of_a_crowd_resyncs_after_a_redis_restart(tmp_path):
     with channel_deployment(tmp_path) as deployment:
 
         async def scenario() -> int:
-            sockets = await open_crowd(deployment, CROWD)
+            sockets = []
             try:
-                assert await snapshots_within(sockets, 60) == CROWD
+                for _ in range(RESTART_CROWD // STEP):
+                    step = await open_crowd(deployment, STEP)
+                    sockets += step
+                    assert await snapshots_within(step, 60) == STEP
                 deployment.redis.kill()
                 await asyncio.sleep(1)
                 await asyncio.to_thread(deployment.redis.start)
@@ -50,4 +57,4 @@ def test_every_socket_of_a_crowd_resyncs_after_a_redis_restart(tmp_path):
         served = asyncio.run(scenario())
         log = deployment.logs()
 
-    assert served == CROWD, log[-3000:]
+    assert served == RESTART_CROWD, log[-3000:]
