@@ -7,13 +7,13 @@ link, a deleted token or a deactivated account closes it. A bad message gets an 
 socket stays open. Updates come from the broadcaster through the channel layer; the consumer only
 relays them.
 
-The socket outlives the channel layer's faults. A failed send to the layer is logged and the
-socket stays open; when the layer is back after an outage (``layer.reconnected``, see
-``quotaweb.channel_layer``) it re-joins its groups and sends fresh snapshots, since a restarted
-Redis has forgotten both. In "channel" mode it also listens to the engine owner's heartbeat: when
-it has heard none for ``OWNER_SILENT_SECONDS`` it tells the browser its figures are ``stale``,
-and when the owner is back (heartbeats again, or from a new start) it watches its scopes again,
-so the owner answers fresh snapshots.
+The socket outlives the channel layer's faults. A failed call to the layer is logged, the socket
+stays open and what it was for is tried again (below); when the layer is back after an outage
+(``layer.reconnected``, see ``quotaweb.channel_layer``) it re-joins its groups and asks for
+fresh snapshots, since a restarted Redis has forgotten both. In "channel" mode it also listens
+to the engine owner's heartbeat: when it has heard none for ``OWNER_SILENT_SECONDS`` it tells
+the browser its figures are ``stale``, and when the owner is back (heartbeats again, or from a
+new start) it watches its scopes again, so the owner answers fresh snapshots.
 
 Whatever the mode, the socket itself sends ``heartbeat`` every ``HEARTBEAT_SECONDS``: a page that
 hears nothing for a few seconds knows the server is frozen or the connection dead (a TCP
