@@ -17,8 +17,12 @@ one process in a single Redis queue (the process's ``specific.*!`` channel), and
 to the engine owner in another (``ENGINE_CHANNEL``); both held 100 messages, so 1,000 sockets
 opened at once lost most of their snapshots (``ChannelFull``). Their capacity is
 ``QUOTAWEB_CHANNEL_CAPACITY``. And redis-py's pool raised ``MaxConnectionsError`` past 100
-connections at once: here commands wait for a free connection of a pool of
-``QUOTAWEB_REDIS_CONNECTIONS`` instead, for at most ``POOL_WAIT_SECONDS``.
+connections at once: its size is ``QUOTAWEB_REDIS_CONNECTIONS`` (1,000), and a command refused
+past it fails as a lost Redis would, so what it was for is tried again. Not redis-py's blocking
+pool: its release waits for a lock, and a command cancelled there (a socket closing under a
+crowd) never gave its connection back; the pool ran dry and sockets got nothing. A full pool is
+not a lost Redis either: a receive that meets one waits a moment and goes on, without telling
+every socket to re-join (which, under a crowd, filled the pool again).
 """
 
 from __future__ import annotations
@@ -30,7 +34,6 @@ import time
 from channels.exceptions import ChannelFull
 from channels_redis.core import RedisChannelLayer
 from redis import exceptions as redis_errors
-from redis.asyncio import BlockingConnectionPool
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 
@@ -41,6 +44,7 @@ REDIS_ERRORS = (redis_errors.ConnectionError, redis_errors.TimeoutError, OSError
 # What any channel layer call may raise that its caller survives: a lost Redis, or a full channel.
 LAYER_ERRORS = (*REDIS_ERRORS, ChannelFull)
 RECONNECTED = "layer.reconnected"
+POOL_FULL_PAUSE_SECONDS = 0.05
 RETRY_FIRST_SECONDS = 0.2
 RETRY_MAX_SECONDS = 5.0
 # channels-redis receives with a blocking pop (BZPOPMIN) that answers nil after
@@ -48,9 +52,6 @@ RETRY_MAX_SECONDS = 5.0
 # timeout by default, the same, so every idle receive raised TimeoutError. Reads may wait three
 # times the pop: it always answers first, and a dead Redis is still noticed within seconds.
 SOCKET_TIMEOUT_SECONDS = 3 * RedisChannelLayer.brpop_timeout
-# A command waits this long for a free pooled connection (then fails as a lost Redis would, and
-# its caller retries): a crowd queues for connections instead of failing at once.
-POOL_WAIT_SECONDS = 5.0
 # The named channel on which sockets ask the engine owner for snapshots (quotaweb.usage.owner).
 ENGINE_CHANNEL = "quotaweb-engine"
 # The channels that a crowd fills: each process's own (the answers to all of its sockets share
@@ -73,7 +74,6 @@ def redis_host(url: str, *, connections: int) -> dict:
     return {
         "address": url,
         "max_connections": connections,
-        "timeout": POOL_WAIT_SECONDS,
         "socket_timeout": SOCKET_TIMEOUT_SECONDS,
         "socket_connect_timeout": 5,
         # A peer gone without a word (no RST) is found by TCP keepalive, and a connection idle
@@ -98,11 +98,6 @@ class ResilientRedisChannelLayer(RedisChannelLayer):
         # Channels told of a reconnection, and the loop that receives them.
         self._listeners: dict[str, asyncio.AbstractEventLoop] = {}
 
-    def create_pool(self, index: int) -> BlockingConnectionPool:
-        """A pool whose commands wait for a free connection (channels-redis's raises)."""
-        host = dict(self.hosts[index])
-        return BlockingConnectionPool.from_url(host.pop("address"), **host)
-
     def notify_reconnect(self, channel: str) -> None:
         """Hand ``channel``'s receiver a ``layer.reconnected`` message after each outage."""
         self._listeners[channel] = asyncio.get_running_loop()
@@ -115,6 +110,9 @@ class ResilientRedisChannelLayer(RedisChannelLayer):
         while True:
             try:
                 return await super().receive(channel)
+            except redis_errors.MaxConnectionsError:
+                await asyncio.sleep(POOL_FULL_PAUSE_SECONDS)
+                continue
             except REDIS_ERRORS as error:
                 self._went_away(error)
             # Until Redis answers again; then receive afresh (the pool reconnects by itself).

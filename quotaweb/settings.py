@@ -175,7 +175,7 @@ if REDIS_URL:
                 REDIS_URL,
                 prefix=env_str("QUOTAWEB_CHANNEL_PREFIX", "quotaweb"),
                 capacity=env_int("QUOTAWEB_CHANNEL_CAPACITY", 10_000, minimum=100),
-                connections=env_int("QUOTAWEB_REDIS_CONNECTIONS", 200, minimum=10),
+                connections=env_int("QUOTAWEB_REDIS_CONNECTIONS", 1000, minimum=10),
             ),
         }
     }
