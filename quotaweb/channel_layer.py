@@ -11,6 +11,18 @@ flight are gone. A receiver that registered with ``notify_reconnect`` is then ha
 of type ``layer.reconnected`` (its consumer's ``layer_reconnected`` handler re-joins its groups
 and asks for fresh snapshots), whichever receive noticed the outage: channels-redis lets one
 receive at a time read for all of a process's sockets, so the others only learn of it this way.
+
+Sized for a crowd (``redis_layer_config``). channels-redis keeps every answer to any socket of
+one process in a single Redis queue (the process's ``specific.*!`` channel), and every request
+to the engine owner in another (``ENGINE_CHANNEL``); both held 100 messages, so 1,000 sockets
+opened at once lost most of their snapshots (``ChannelFull``). Their capacity is
+``QUOTAWEB_CHANNEL_CAPACITY``. And redis-py's pool raised ``MaxConnectionsError`` past 100
+connections at once: its size is ``QUOTAWEB_REDIS_CONNECTIONS`` (1,000), and a command refused
+past it fails as a lost Redis would, so what it was for is tried again. Not redis-py's blocking
+pool: its release waits for a lock, and a command cancelled there (a socket closing under a
+crowd) never gave its connection back; the pool ran dry and sockets got nothing. A full pool is
+not a lost Redis either: a receive that meets one waits a moment and goes on, without telling
+every socket to re-join (which, under a crowd, filled the pool again).
 """
 
 from __future__ import annotations
@@ -32,6 +44,7 @@ REDIS_ERRORS = (redis_errors.ConnectionError, redis_errors.TimeoutError, OSError
 # What any channel layer call may raise that its caller survives: a lost Redis, or a full channel.
 LAYER_ERRORS = (*REDIS_ERRORS, ChannelFull)
 RECONNECTED = "layer.reconnected"
+POOL_FULL_PAUSE_SECONDS = 0.05
 RETRY_FIRST_SECONDS = 0.2
 RETRY_MAX_SECONDS = 5.0
 # channels-redis receives with a blocking pop (BZPOPMIN) that answers nil after
@@ -39,12 +52,28 @@ RETRY_MAX_SECONDS = 5.0
 # timeout by default, the same, so every idle receive raised TimeoutError. Reads may wait three
 # times the pop: it always answers first, and a dead Redis is still noticed within seconds.
 SOCKET_TIMEOUT_SECONDS = 3 * RedisChannelLayer.brpop_timeout
+# The named channel on which sockets ask the engine owner for snapshots (quotaweb.usage.owner).
+ENGINE_CHANNEL = "quotaweb-engine"
+# The channels that a crowd fills: each process's own (the answers to all of its sockets share
+# one Redis queue) and the engine owner's.
+CROWD_CHANNELS = ("specific.*", ENGINE_CHANNEL)
 
 
-def redis_host(url: str) -> dict:
+def redis_layer_config(url: str, *, prefix: str, capacity: int, connections: int) -> dict:
+    """The ``CONFIG`` of ``CHANNEL_LAYERS``: Redis at ``url``; the channels a crowd fills hold
+    ``capacity`` messages; at most ``connections`` connections per process and event loop."""
+    return {
+        "hosts": [redis_host(url, connections=connections)],
+        "prefix": prefix,
+        "channel_capacity": dict.fromkeys(CROWD_CHANNELS, capacity),
+    }
+
+
+def redis_host(url: str, *, connections: int) -> dict:
     """The connection settings of the layer's host ``url`` (CHANNEL_LAYERS CONFIG hosts)."""
     return {
         "address": url,
+        "max_connections": connections,
         "socket_timeout": SOCKET_TIMEOUT_SECONDS,
         "socket_connect_timeout": 5,
         # A peer gone without a word (no RST) is found by TCP keepalive, and a connection idle
@@ -81,6 +110,9 @@ class ResilientRedisChannelLayer(RedisChannelLayer):
         while True:
             try:
                 return await super().receive(channel)
+            except redis_errors.MaxConnectionsError:
+                await asyncio.sleep(POOL_FULL_PAUSE_SECONDS)
+                continue
             except REDIS_ERRORS as error:
                 self._went_away(error)
             # Until Redis answers again; then receive afresh (the pool reconnects by itself).

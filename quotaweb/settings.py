@@ -163,18 +163,21 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Channels: in-memory for one process, Redis when REDIS_URL is set (several web processes).
 REDIS_URL = env_str("REDIS_URL", None)
 if REDIS_URL:
-    from quotaweb.channel_layer import redis_host
+    from quotaweb.channel_layer import redis_layer_config
 
     CHANNEL_LAYERS = {
         "default": {
             # channels-redis's layer, with a receive that outlives a lost Redis.
             "BACKEND": "quotaweb.channel_layer.ResilientRedisChannelLayer",
-            "CONFIG": {
-                # Reads may wait 15 s, longer than the layer's 5 s blocking pop (redis-py 8's
-                # default of 5 s timed out every idle receive); see redis_host for the numbers.
-                "hosts": [redis_host(REDIS_URL)],
-                "prefix": env_str("QUOTAWEB_CHANNEL_PREFIX", "quotaweb"),
-            },
+            # Reads may wait 15 s, longer than the layer's 5 s blocking pop (redis-py 8's default
+            # of 5 s timed out every idle receive); see redis_host for the numbers. Sized for
+            # the sockets a process holds: docs/deployment.md, "Many live sockets".
+            "CONFIG": redis_layer_config(
+                REDIS_URL,
+                prefix=env_str("QUOTAWEB_CHANNEL_PREFIX", "quotaweb"),
+                capacity=env_int("QUOTAWEB_CHANNEL_CAPACITY", 10_000, minimum=100),
+                connections=env_int("QUOTAWEB_REDIS_CONNECTIONS", 1000, minimum=10),
+            ),
         }
     }
 else:
@@ -261,6 +264,12 @@ if QUOTAWEB_ENGINE_OWNER == "channel" and not REDIS_URL:
 
 # How often a live socket checks that its login, API token or team link is still valid.
 QUOTAWEB_SOCKET_RECHECK_SECONDS = env_int("QUOTAWEB_SOCKET_RECHECK_SECONDS", 30, minimum=1)
+# How many snapshots (subscribe, resync) one live socket may ask for at once, and how many more
+# each minute (quotaweb/usage/throttle.py).
+QUOTAWEB_SOCKET_SNAPSHOT_BURST = env_int("QUOTAWEB_SOCKET_SNAPSHOT_BURST", 20, minimum=1)
+QUOTAWEB_SOCKET_SNAPSHOTS_PER_MINUTE = env_int(
+    "QUOTAWEB_SOCKET_SNAPSHOTS_PER_MINUTE", 30, minimum=1
+)
 
 # Threads that run HTTP requests' Django code (views, middleware) under the ASGI server.
 QUOTAWEB_HTTP_THREADS = env_int("QUOTAWEB_HTTP_THREADS", 4, minimum=1)

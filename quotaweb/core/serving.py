@@ -162,6 +162,9 @@ def serve(
     ).run()
 
 
+LISTEN_BACKLOG = 1024
+
+
 def server_for(
     application: Any, *, host: str, port: int, drain_seconds: float | None = None,
     proxy_headers: bool = False,
@@ -170,7 +173,10 @@ def server_for(
     measures its floor with a trivial one on the very same server)."""
     options = {
         "application": application,
-        "endpoints": build_endpoint_description_strings(host=host, port=port),
+        # Twisted listens with a backlog of 50: 1,000 pages reconnecting at once (a restart)
+        # overflowed it and connections were reset. The kernel caps it (net.core.somaxconn).
+        "endpoints": [f"{endpoint}:backlog={LISTEN_BACKLOG}"
+                      for endpoint in build_endpoint_description_strings(host=host, port=port)],
         "action_logger": AccessLogGenerator(sys.stdout),
         "verbosity": 1,
         # daphne hands a body to the application in pieces of this size, 8 KiB unless told: a

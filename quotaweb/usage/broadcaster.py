@@ -12,6 +12,11 @@ built before it, under the same per-partition lock as the updates, so a client t
 updates numbered exactly one above what it has never misses or double-applies a change; a gap
 means it lost something and asks for a resync. After a config switch (the change log says
 ``reset``) every watched scope gets a fresh snapshot instead of an update.
+
+A scope's snapshot is built at most once per interval: until the next tick every socket that
+asks gets the one built (a crowd subscribing, or a viewer resyncing in a loop, cost one build).
+That is exact: the next update is built from the marks of the last tick, before the snapshot
+was read, so it carries everything that changed after it.
 """
 
 from __future__ import annotations
@@ -52,6 +57,8 @@ class Broadcaster:
         self._tree_marks: dict[tuple[str, str], tuple[int, int]] = {}
         self._task: asyncio.Task | None = None
         self._fan_out_failing = False
+        # (partition, scope) -> its snapshot (seq, data) built since the partition's last tick
+        self._built: dict[tuple[str, Scope], tuple[int, Any]] = {}
 
     # -- sockets come and go ------------------------------------------------------------------
 
@@ -90,6 +97,7 @@ class Broadcaster:
         holders.pop(holder, None)
         if not holders:
             self._watched.pop(key, None)
+            self._built.pop(key, None)
             if scope.kind == "tree":
                 self._tree_marks.pop((partition, scope.name), None)
             if not any(p == partition for p, _ in self._watched):
@@ -102,12 +110,16 @@ class Broadcaster:
                     self.unwatch(partition, scope, holder=holder)
 
     async def _snapshot(self, partition: str, scope: Scope) -> tuple[int, Any]:
+        built = self._built.get((partition, scope))
+        if built is not None:
+            return built
         if scope.kind == "tree":
             # Read before the snapshot: a change in between is sent again, never lost.
             marks = await _in_thread(selectors.tree_marks, trees=[scope.name])
             self._tree_marks[(partition, scope.name)] = marks[scope.name]
         data = await _in_thread(selectors.scope_snapshot, partition=partition, scope=scope)
-        return self._seq.get((partition, scope), 0), data
+        built = self._built[(partition, scope)] = (self._seq.get((partition, scope), 0), data)
+        return built
 
     def _lock(self, partition: str) -> asyncio.Lock:
         return self._locks.setdefault(partition, asyncio.Lock())
@@ -144,6 +156,8 @@ class Broadcaster:
         if partition not in self._marks:
             return
         engine_seq, events_seq, elastic_generation = self._marks[partition]
+        for key in [key for key in self._built if key[0] == partition]:
+            del self._built[key]
         read_at = time.perf_counter()
         scopes = [scope for p, scope in self._watched if p == partition]
         elastic = any(s.kind == "elastic" for s in scopes)
@@ -168,10 +182,7 @@ class Broadcaster:
             key = (partition, scope)
             message["seq"] = self._seq[key] = self._seq.get(key, 0) + 1
             # Encoded once here rather than once per socket by each consumer.
-            sent = await self._fan_out(
-                layer, scope.group_name(partition),
-                {"type": "usage.message", "text": json.dumps(message, separators=(",", ":"))},
-            )
+            sent = await self._fan_out(layer, scope.group_name(partition), usage_event(message))
             if sent:
                 metrics.observe("quotaweb_live_push_seconds", time.perf_counter() - read_at)
 
@@ -192,6 +203,15 @@ class Broadcaster:
             logger.info("live updates are sent again")
             self._fan_out_failing = False
         return True
+
+
+def usage_event(message: dict[str, Any]) -> dict[str, Any]:
+    """The channel layer event that carries ``message`` to sockets (``usage_message``), encoded
+    once; a snapshot says its scope, so the socket knows the one it waited for came."""
+    event = {"type": "usage.message", "text": json.dumps(message, separators=(",", ":"))}
+    if message["type"] == "snapshot":
+        event["snapshot"] = message["scope"]
+    return event
 
 
 _broadcaster: Broadcaster | None = None

@@ -7,17 +7,27 @@ link, a deleted token or a deactivated account closes it. A bad message gets an 
 socket stays open. Updates come from the broadcaster through the channel layer; the consumer only
 relays them.
 
-The socket outlives the channel layer's faults. A failed send to the layer is logged and the
-socket stays open; when the layer is back after an outage (``layer.reconnected``, see
-``quotaweb.channel_layer``) it re-joins its groups and sends fresh snapshots, since a restarted
-Redis has forgotten both. In "channel" mode it also listens to the engine owner's heartbeat: when
-it has heard none for ``OWNER_SILENT_SECONDS`` it tells the browser its figures are ``stale``,
-and when the owner is back (heartbeats again, or from a new start) it watches its scopes again,
-so the owner answers fresh snapshots.
+The socket outlives the channel layer's faults. A failed call to the layer is logged, the socket
+stays open and what it was for is tried again (below); when the layer is back after an outage
+(``layer.reconnected``, see ``quotaweb.channel_layer``) it re-joins its groups and asks for
+fresh snapshots, since a restarted Redis has forgotten both. In "channel" mode it also listens
+to the engine owner's heartbeat: when it has heard none for ``OWNER_SILENT_SECONDS`` it tells
+the browser its figures are ``stale``, and when the owner is back (heartbeats again, or from a
+new start) it watches its scopes again, so the owner answers fresh snapshots.
 
 Whatever the mode, the socket itself sends ``heartbeat`` every ``HEARTBEAT_SECONDS``: a page that
 hears nothing for a few seconds knows the server is frozen or the connection dead (a TCP
 connection to a stopped process stays open and silent), says so, and connects again.
+
+No snapshot is lost silently. Every snapshot the socket asks for (on subscribe, resync, or a
+re-join) is awaited: one that has not come within ``SNAPSHOT_WAIT_SECONDS`` (a full queue under
+a crowd, Redis gone, a failed group join) is asked for again, with backoff and jitter up to
+``SNAPSHOT_WAIT_MAX_SECONDS``, until it comes. A ``resync`` for a scope whose snapshot is already
+on its way joins it; beyond that a socket may ask for so many snapshots a minute
+(``quotaweb.usage.throttle``) and is told when it may ask again.
+
+A message above ``MAX_MESSAGE_CHARS`` closes the socket with 1009, one nested too deep to parse
+with 1008; the page never sends either.
 """
 
 from __future__ import annotations
@@ -26,11 +36,13 @@ import asyncio
 import contextlib
 import json
 import logging
+import random
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs
 
-from asgiref.sync import sync_to_async
+from channels.consumer import get_handler_name
+from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
@@ -49,6 +61,7 @@ from quotaweb.usage.owner import (
     RENEW_SECONDS,
 )
 from quotaweb.usage.scopes import Scope, ScopeInvalid, scope_parse
+from quotaweb.usage.throttle import SnapshotAllowance
 
 ERR_JSON = "messages must be JSON objects with a type: {detail}"
 ERR_TYPE = "unknown message type {type!r}: use subscribe, unsubscribe, resync or ping"
@@ -59,6 +72,18 @@ MAX_SCOPES = 64
 ERR_TOO_MANY = f"at most {MAX_SCOPES} subscriptions per socket"
 STALE_OWNER = "the process that owns the quota engines is not answering"
 STALE_LAYER = "the channel to the quota engines is down"
+# Client messages are a type and a scope, a few hundred characters at most.
+MAX_MESSAGE_CHARS = 4096
+ERR_TOO_BIG = f"a message may have at most {MAX_MESSAGE_CHARS} characters"
+ERR_TOO_DEEP = "messages must be JSON objects with a type: this one is nested too deep"
+ERR_TOO_OFTEN = (
+    "too many snapshots asked for {scope}: at most {burst} at once and {per_minute} a minute "
+    "per socket; ask again in {wait:.1f} s"
+)
+# A snapshot asked for and not come within this long is asked for again (then after twice as
+# long, up to the maximum), well before a page gives up on it (static/js/live.js).
+SNAPSHOT_WAIT_SECONDS = 4.0
+SNAPSHOT_WAIT_MAX_SECONDS = 30.0
 
 logger = logging.getLogger(__name__)
 
@@ -67,6 +92,9 @@ CLOSE_UNAUTHENTICATED = 4401
 CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
 CLOSE_STARTING = 4503
+# RFC 6455's: a message too big to take, one that breaks the protocol's rules.
+CLOSE_TOO_BIG = 1009
+CLOSE_POLICY = 1008
 
 
 @dataclass(frozen=True)
@@ -78,7 +106,7 @@ class Principal:
     link: TeamLink | None = None
 
 
-@sync_to_async
+@database_sync_to_async
 def _principal_for(scope: dict[str, Any]) -> Principal | None:
     from rest_framework.authtoken.models import Token
 
@@ -96,7 +124,7 @@ def _principal_for(scope: dict[str, Any]) -> Principal | None:
     return None
 
 
-@sync_to_async
+@database_sync_to_async
 def _still_valid(principal: Principal) -> bool:
     from django.contrib.auth import get_user_model
     from rest_framework.authtoken.models import Token
@@ -108,13 +136,22 @@ def _still_valid(principal: Principal) -> bool:
     return get_user_model().objects.filter(pk=principal.user_id, is_active=True).exists()
 
 
-@sync_to_async
+@database_sync_to_async
 def _partition_known(partition: str) -> bool:
     return partition in engines_get().partitions()
 
 
 class UsageConsumer(AsyncJsonWebsocketConsumer):
     counted = False
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        # channels closes stale database connections before every event, on the one thread
+        # for sync code: with 1,000 sockets each owner heartbeat cost 1,000 trips there, most
+        # of a web process's CPU. The few reads here (database_sync_to_async) close them.
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
     async def connect(self) -> None:
         self.partition = self.scope["url_route"]["kwargs"]["partition"]
@@ -125,6 +162,13 @@ class UsageConsumer(AsyncJsonWebsocketConsumer):
         self.beat: asyncio.Task | None = None
         self.stale = False
         self.owner_boot: str | None = None
+        # scope -> (when to ask again, how many times asked) while its snapshot is on its way
+        self.awaited: dict[Scope, tuple[float, int]] = {}
+        self.allowance = SnapshotAllowance(
+            burst=settings.QUOTAWEB_SOCKET_SNAPSHOT_BURST,
+            per_minute=settings.QUOTAWEB_SOCKET_SNAPSHOTS_PER_MINUTE,
+            now=asyncio.get_running_loop().time(),
+        )
         self.principal = await _principal_for(self.scope)
         if self.principal is None:
             await self.close(code=CLOSE_UNAUTHENTICATED)
@@ -183,13 +227,21 @@ class UsageConsumer(AsyncJsonWebsocketConsumer):
             await self._leave(scope)
 
     async def _heartbeat(self) -> None:
-        """Tell the browser this server is alive, whether or not usage changes."""
+        """Tell the browser this server is alive, whether or not usage changes; and ask again
+        for the snapshots that are late (on the same wake-up: no task more per socket)."""
         while True:
             await asyncio.sleep(HEARTBEAT_SECONDS)
             try:
                 await self.send_json({"type": "heartbeat"})
             except Exception:  # the client is gone; disconnect() ends this task
                 return
+            await self._chase()
+
+    async def _chase(self) -> None:
+        now = asyncio.get_running_loop().time()
+        for scope, (due, asked) in list(self.awaited.items()):
+            if due <= now and scope in self.subscribed:
+                await self._request(scope, asked)
 
     async def _renew(self) -> None:
         """Keep this socket's watches at the engine owner alive (they are leases there)."""
@@ -228,26 +280,37 @@ class UsageConsumer(AsyncJsonWebsocketConsumer):
 
     async def _rejoin(self) -> None:
         """Join every group again and get a fresh snapshot of every scope (after Redis came
-        back, which forgets groups, or the engine owner, which forgets watches)."""
-        ok = True
+        back, which forgets groups, or the engine owner, which forgets watches). Whatever fails
+        here is tried again by itself: the snapshots are awaited (``_chase``) and the owner's
+        group is joined again while it stays silent (``_watch_owner``); so this runs once per
+        return, never again on each heartbeat (under a crowd that fed on itself)."""
+        # The snapshots on their way tell the browser it is live again.
+        self.stale = False
         if self.remote:
-            ok = await self._layer_call(
-                self.channel_layer.group_add, OWNER_GROUP, self.channel_name
-            )
+            await self._layer_call(self.channel_layer.group_add, OWNER_GROUP, self.channel_name)
         for scope in list(self.subscribed):
-            ok = await self._layer_call(
-                self.channel_layer.group_add, scope.group_name(self.partition), self.channel_name
-            ) and ok
-            if self.remote:
-                ok = await self._ask_owner("engine.watch", scope) and ok
-            else:
-                seq, data = await broadcaster_get().watch(
-                    self.partition, scope, holder=self.channel_name
-                )
-                await self._send_snapshot(scope, seq, data)
-        if ok:
-            # The snapshots on their way tell the browser it is live again.
-            self.stale = False
+            await self._request(scope)
+
+    async def _request(self, scope: Scope, asked: int = 0) -> bool:
+        """Join ``scope``'s group and ask for its snapshot, awaited until it comes: asked again
+        later if it does not (``_chase``), whatever failed. False when the layer failed."""
+        wait = min(SNAPSHOT_WAIT_MAX_SECONDS, SNAPSHOT_WAIT_SECONDS * 2**asked)
+        # Jitter: a crowd whose snapshots were lost together does not ask again together.
+        due = asyncio.get_running_loop().time() + wait * random.uniform(0.75, 1.25)
+        self.awaited[scope] = (due, asked + 1)
+        # Join first: an update built after the snapshot must reach this socket.
+        if not await self._layer_call(
+            self.channel_layer.group_add, scope.group_name(self.partition), self.channel_name
+        ):
+            return False
+        if self.remote:
+            # The owner answers the snapshot to this socket's channel (usage_message relays it).
+            return await self._ask_owner("engine.watch", scope)
+        seq, data = await broadcaster_get().watch(
+            self.partition, scope, holder=self.channel_name
+        )
+        await self._send_snapshot(scope, seq, data)
+        return True
 
     async def _recheck(self) -> None:
         while True:
@@ -260,10 +323,17 @@ class UsageConsumer(AsyncJsonWebsocketConsumer):
     # -- client messages ---------------------------------------------------------------------
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None):
+        raw = text_data if text_data is not None else bytes_data or b""
+        if len(raw) > MAX_MESSAGE_CHARS:
+            await self._fail(ERR_TOO_BIG, CLOSE_TOO_BIG)
+            return
         try:
-            message = json.loads(text_data if text_data is not None else bytes_data or b"")
+            message = json.loads(raw)
         except (ValueError, UnicodeDecodeError) as error:
             await self._error(ERR_JSON.format(detail=error))
+            return
+        except RecursionError:
+            await self._fail(ERR_TOO_DEEP, CLOSE_POLICY)
             return
         if not isinstance(message, dict):
             await self._error(ERR_JSON.format(detail="not an object"))
@@ -289,46 +359,36 @@ class UsageConsumer(AsyncJsonWebsocketConsumer):
                 ERR_LINK_SCOPE.format(scope=link.scope_text, partition=link.partition)
             )
             return
-        if kind == "subscribe":
-            await self._subscribe(scope)
-        elif scope not in self.subscribed:
-            await self._error(ERR_NOT_SUBSCRIBED.format(scope=scope.text))
-        elif kind == "unsubscribe":
+        if kind == "unsubscribe":
+            if scope not in self.subscribed:
+                await self._error(ERR_NOT_SUBSCRIBED.format(scope=scope.text))
+                return
             self.subscribed.discard(scope)
+            self.awaited.pop(scope, None)
             await self._leave(scope)
-        else:
-            await self._resync(scope)
-
-    async def _subscribe(self, scope: Scope) -> None:
-        if scope in self.subscribed:
-            await self._resync(scope)
             return
-        if len(self.subscribed) >= MAX_SCOPES:
+        if kind == "resync" and scope not in self.subscribed:
+            await self._error(ERR_NOT_SUBSCRIBED.format(scope=scope.text))
+            return
+        if scope in self.awaited:
+            return  # its snapshot is on its way (or asked for again when late): one answers both
+        if scope not in self.subscribed and len(self.subscribed) >= MAX_SCOPES:
             await self._error(ERR_TOO_MANY)
             return
-        # Join first: an update built after the snapshot must reach this socket. A failure
-        # (Redis gone) keeps the scope: it is joined and answered when the layer is back.
+        wait = self.allowance.take(asyncio.get_running_loop().time())
+        if wait:
+            await self.send_json({
+                "type": "error", "scope": scope.text, "retryAfter": round(wait, 1),
+                "message": ERR_TOO_OFTEN.format(
+                    scope=scope.text, burst=settings.QUOTAWEB_SOCKET_SNAPSHOT_BURST,
+                    per_minute=settings.QUOTAWEB_SOCKET_SNAPSHOTS_PER_MINUTE, wait=wait,
+                ),
+            })
+            return
+        # A failure (Redis gone) keeps the scope: it is asked for again until it comes.
         self.subscribed.add(scope)
-        if not await self._layer_call(
-            self.channel_layer.group_add, scope.group_name(self.partition), self.channel_name
-        ):
+        if not await self._request(scope):
             await self._tell_stale(STALE_LAYER)
-            return
-        if self.remote:
-            # The owner answers the snapshot to this socket's channel (usage_message relays it).
-            await self._ask_owner("engine.watch", scope)
-            return
-        seq, data = await broadcaster_get().watch(
-            self.partition, scope, holder=self.channel_name
-        )
-        await self._send_snapshot(scope, seq, data)
-
-    async def _resync(self, scope: Scope) -> None:
-        if self.remote:
-            await self._ask_owner("engine.snapshot", scope)
-            return
-        seq, data = await broadcaster_get().snapshot(self.partition, scope)
-        await self._send_snapshot(scope, seq, data)
 
     async def _ask_owner(self, kind: str, scope: Scope) -> bool:
         return await self._layer_call(self.channel_layer.send, ENGINE_CHANNEL, {
@@ -346,6 +406,7 @@ class UsageConsumer(AsyncJsonWebsocketConsumer):
             broadcaster_get().unwatch(self.partition, scope, holder=self.channel_name)
 
     async def _send_snapshot(self, scope: Scope, seq: int, data: Any) -> None:
+        self.awaited.pop(scope, None)
         await self.send_json({"type": "snapshot", "scope": scope.text, "seq": seq, "data": data})
 
     async def _error(self, message: str) -> None:
@@ -354,6 +415,10 @@ class UsageConsumer(AsyncJsonWebsocketConsumer):
     # -- from the broadcaster ------------------------------------------------------------------
 
     async def usage_message(self, event: dict[str, Any]) -> None:
+        snapshot = event.get("snapshot")
+        if snapshot is not None:
+            with contextlib.suppress(ScopeInvalid):
+                self.awaited.pop(scope_parse(snapshot), None)
         await self.send(text_data=event["text"])
 
     # -- from the channel layer and the engine owner -------------------------------------------

@@ -11,27 +11,32 @@ first one as it starts, carrying the id of this start (``boot``). A socket that 
 ``OWNER_SILENT_SECONDS`` tells its browser its figures are stale; when heartbeats come again, or
 come from a new start, it watches its scopes again and the owner answers fresh snapshots.
 Neither a lost Redis nor a failed message ends the engine channel: it logs and goes on.
+
+An answer that cannot be sent (the web process's queue full under a crowd, Redis gone) is sent
+again with backoff for up to ``ANSWER_RETRY_SECONDS``; past that the socket, which has heard
+nothing, asks again (``quotaweb.usage.consumers``, ``SNAPSHOT_WAIT_SECONDS``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
+import random
 import threading
 import uuid
 from typing import Any
 
 from channels.layers import get_channel_layer
 
-from quotaweb.channel_layer import LAYER_ERRORS
+from quotaweb.channel_layer import ENGINE_CHANNEL, LAYER_ERRORS
 from quotaweb.engine.gateway import ERR_PARTITION, EngineNotLoaded, UnknownPartition
-from quotaweb.usage.broadcaster import broadcaster_get
+from quotaweb.usage.broadcaster import broadcaster_get, usage_event
 from quotaweb.usage.scopes import ScopeInvalid, scope_parse
 
 logger = logging.getLogger(__name__)
 
-ENGINE_CHANNEL = "quotaweb-engine"
+__all__ = ["ENGINE_CHANNEL", "owner_serve", "owner_start"]
+
 LEASE_SECONDS = 60.0
 RENEW_SECONDS = 20.0
 OWNER_GROUP = "quotaweb-owner"
@@ -40,19 +45,55 @@ HEARTBEAT_SECONDS = 2.0
 OWNER_SILENT_SECONDS = 3 * HEARTBEAT_SECONDS + 1.0
 RETRY_FIRST_SECONDS = 0.2
 RETRY_MAX_SECONDS = 5.0
-
-
-def _text(message: dict[str, Any]) -> dict[str, str]:
-    return {"type": "usage.message", "text": json.dumps(message, separators=(",", ":"))}
+# Well within the socket's own wait for its snapshot, after which it asks again anyway.
+ANSWER_RETRY_SECONDS = 2.0
 
 
 async def _handle(layer, message: dict[str, Any]) -> None:
     try:
         await _answer(layer, message)
     except Exception as error:
-        # A lost Redis, say: the socket asks again (it resyncs when the layer is back).
-        logger.warning("could not answer %s for %s: %s: %s", message.get("type"),
-                       message.get("reply"), type(error).__name__, error)
+        # The socket has heard nothing, so it asks again (SNAPSHOT_WAIT_SECONDS).
+        logger.info("could not answer %s for %s (%s: %s); the socket asks again",
+                    message.get("type"), message.get("reply"), type(error).__name__, error)
+
+
+# The last snapshot encoded, per scope: (its data, seq, event). The broadcaster hands every
+# socket that asks within one tick the same data, so a crowd's answers are encoded once (a large
+# scope's snapshot is hundreds of kilobytes of JSON). Holding the data keeps ``is`` exact.
+_encoded: dict[tuple[str, str], tuple[Any, int, dict[str, Any]]] = {}
+# Past this many scopes the oldest are forgotten: a crowd asks within seconds.
+ENCODED_SCOPES = 256
+
+
+def _snapshot_event(partition: str, scope: str, seq: int, data: Any) -> dict[str, Any]:
+    known = _encoded.get((partition, scope))
+    if known is not None and known[0] is data and known[1] == seq:
+        return known[2]
+    event = usage_event({"type": "snapshot", "scope": scope, "seq": seq, "data": data})
+    _encoded.pop((partition, scope), None)
+    _encoded[(partition, scope)] = (data, seq, event)
+    if len(_encoded) > ENCODED_SCOPES:
+        del _encoded[next(iter(_encoded))]
+    return event
+
+
+async def _reply(layer, channel: str, event: dict[str, Any]) -> None:
+    """Send ``event`` to a socket, again with backoff while its queue is full or Redis gone,
+    for up to ``ANSWER_RETRY_SECONDS``; then the last error is raised."""
+    loop = asyncio.get_running_loop()
+    give_up_at = loop.time() + ANSWER_RETRY_SECONDS
+    delay = RETRY_FIRST_SECONDS / 4
+    while True:
+        try:
+            await layer.send(channel, event)
+            return
+        except LAYER_ERRORS:
+            if loop.time() + delay > give_up_at:
+                raise
+        # Jitter: the answers that failed together do not come back together.
+        await asyncio.sleep(delay * random.uniform(0.5, 1.0))
+        delay = min(delay * 2, RETRY_MAX_SECONDS)
 
 
 async def _answer(layer, message: dict[str, Any]) -> None:
@@ -82,12 +123,11 @@ async def _answer(layer, message: dict[str, Any]) -> None:
             return
     except (UnknownPartition, EngineNotLoaded):
         broadcaster.unwatch(partition, scope, holder=reply)
-        await layer.send(reply, _text({"type": "error",
-                                       "message": ERR_PARTITION.format(partition=partition)}))
+        await _reply(layer, reply, usage_event(
+            {"type": "error", "message": ERR_PARTITION.format(partition=partition)}
+        ))
         return
-    await layer.send(reply, _text(
-        {"type": "snapshot", "scope": scope.text, "seq": seq, "data": data}
-    ))
+    await _reply(layer, reply, _snapshot_event(partition, scope.text, seq, data))
 
 
 async def owner_serve(boot: str | None = None) -> None:

@@ -14,6 +14,14 @@ const SILENT_MS = 4_500;
 // A frozen server still accepts connections and never answers them: a socket not open within
 // this long is dropped and tried again.
 const OPEN_WAIT_MS = 2_000;
+// A snapshot asked for and not come within this long (jittered ±25 %) is asked for again, then
+// after twice as long, up to the maximum. The server asks the engine owner again by itself
+// after 4 s (quotaweb/usage/consumers.py, SNAPSHOT_WAIT_SECONDS): this is the page's fallback,
+// and a resync while the server waits is merged into its request. The jitter keeps 1,000 pages
+// whose snapshots were lost together from asking together; the backoff keeps a page well
+// within the server's allowance (QUOTAWEB_SOCKET_SNAPSHOTS_PER_MINUTE, 30 a minute).
+const SNAPSHOT_WAIT_MS = 8_000;
+const SNAPSHOT_WAIT_MAX_MS = 60_000;
 // Capped low, so a page is live again within about a second of the server coming back.
 const BACKOFF_MIN_MS = 250;
 const BACKOFF_MAX_MS = 1_000;
@@ -786,6 +794,8 @@ class Live {
     this.state = new Map();
     this.seq = new Map();
     this.waiting = new Set();
+    // scope -> the timer that asks again for its snapshot
+    this.snapshotTimers = new Map();
     this.attempt = 0;
     this.socket = null;
     this.staleSince = null;
@@ -812,13 +822,38 @@ class Live {
     socket.addEventListener("open", () => {
       clearTimeout(this.timers.open);
       this.listen();
-      this.waiting = new Set(this.page.scopes);
-      for (const scope of this.page.scopes) this.send({ type: "subscribe", scope });
+      this.waiting = new Set();
+      for (const scope of this.page.scopes) {
+        this.expect(scope);
+        this.send({ type: "subscribe", scope });
+      }
     });
     socket.addEventListener("message", (message) => {
       if (socket === this.socket) this.receive(message.data);
     });
     socket.addEventListener("close", (event) => this.lost(socket, event.code));
+  }
+
+  // Wait for scope's snapshot: updates wait for it, and it is asked for again when late (or,
+  // after a refusal, once the server allows it: notBefore, in ms).
+  expect(scope, attempt = 0, notBefore = null) {
+    this.waiting.add(scope);
+    clearTimeout(this.snapshotTimers.get(scope));
+    const wait = notBefore === null
+      ? Math.min(SNAPSHOT_WAIT_MAX_MS, SNAPSHOT_WAIT_MS * 2 ** attempt) * (0.75 + Math.random() / 2)
+      : notBefore * (1 + Math.random() / 2);
+    const socket = this.socket;
+    this.snapshotTimers.set(scope, setTimeout(() => {
+      if (socket !== this.socket || !this.waiting.has(scope)) return;
+      this.send({ type: "resync", scope });
+      this.expect(scope, attempt + 1);
+    }, wait));
+  }
+
+  arrived(scope) {
+    this.waiting.delete(scope);
+    clearTimeout(this.snapshotTimers.get(scope));
+    this.snapshotTimers.delete(scope);
   }
 
   send(message) {
@@ -847,7 +882,7 @@ class Live {
       const data = own ? own.snapshot(scope, message.data) : fromSnapshot(scope, message.data);
       this.state.set(scope, data);
       this.seq.set(scope, message.seq);
-      this.waiting.delete(scope);
+      this.arrived(scope);
       this.touched();
       if (this.waiting.size === 0) this.live();
       this.draw();
@@ -857,7 +892,7 @@ class Live {
       if (message.seq <= last) return; // already in what we have
       if (message.seq !== last + 1) {
         // Something was lost: ask for the whole state again.
-        this.waiting.add(scope);
+        this.expect(scope);
         this.send({ type: "resync", scope });
         return;
       }
@@ -872,11 +907,15 @@ class Live {
     } else if (type === "stale") {
       // The socket is open but the server's figures stopped (its engine owner or Redis is
       // gone); it sends fresh snapshots when they are back, and those make the page live again.
-      this.waiting = new Set(this.page.scopes);
+      for (const scope of this.page.scopes) this.expect(scope);
       this.staleSince ??= new Date();
       this.stale(message.reason || "the server's figures stopped");
     } else if (type === "error") {
       console.warn("live usage:", message.message);
+      // Asked too often (retryAfter, in seconds): ask again when the server allows it.
+      if (message.retryAfter && this.waiting.has(scope)) {
+        this.expect(scope, 1, message.retryAfter * 1000);
+      }
     }
   }
 
@@ -906,6 +945,8 @@ class Live {
   lost(socket, code) {
     if (socket !== this.socket || socket === null) return; // an old socket closing late
     this.socket = null;
+    for (const timer of this.snapshotTimers.values()) clearTimeout(timer);
+    this.snapshotTimers.clear();
     clearTimeout(this.timers.silent);
     clearTimeout(this.timers.open);
     socket.close();

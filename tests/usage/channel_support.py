@@ -5,6 +5,7 @@ client that answers the server's pings (as a browser does) so it may stay idle f
 from __future__ import annotations
 
 import asyncio
+import random
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -60,6 +61,8 @@ class Deployment:
     owner: ServerProcess
     web: ServerProcess
     token: str
+    # Openings tried again by open_crowd (a reset under load)
+    reopened: int = 0
 
     async def socket(self, scope: str = "user:alice") -> PingingWebSocket:
         """A socket on the web process, subscribed to ``scope``, its snapshot received."""
@@ -121,3 +124,47 @@ def channel_deployment(folder: Path) -> Iterator[Deployment]:
         for server in started:
             server.close()
         redis.close()
+
+
+# The scopes a crowd of pages follows: a user's page, the queue tree, the group list.
+CROWD_SCOPES = ("user:alice", "queues", "groups")
+
+
+async def open_crowd(
+    deployment: Deployment, count: int, *, attempts: int = 1
+) -> list[PingingWebSocket]:
+    """``count`` sockets opened on the web process at once, each subscribed to one of
+    ``CROWD_SCOPES`` (in turn), their snapshots not yet read. A refused or reset opening is
+    tried again up to ``attempts`` times in all, after 0.25-1 s as a page does."""
+
+    async def one(n: int) -> PingingWebSocket:
+        for attempt in range(attempts):
+            try:
+                socket_ = await PingingWebSocket.connect(
+                    "127.0.0.1", deployment.web.port,
+                    f"/ws/usage/default/?token={deployment.token}",
+                    origin=f"http://127.0.0.1:{deployment.web.port}",
+                )
+                break
+            except (ConnectionError, asyncio.IncompleteReadError):
+                if attempt == attempts - 1:
+                    raise
+                deployment.reopened += 1
+                await asyncio.sleep(random.uniform(0.25, 1.0))
+        await socket_.send_json({"type": "subscribe", "scope": CROWD_SCOPES[n % 3]})
+        return socket_
+
+    return list(await asyncio.gather(*(one(n) for n in range(count))))
+
+
+async def snapshots_within(sockets: list[PingingWebSocket], seconds: float) -> int:
+    """How many of ``sockets`` got a snapshot within ``seconds`` (counted together)."""
+
+    async def got_one(socket_: PingingWebSocket) -> bool:
+        try:
+            await socket_.next_of("snapshot", timeout=seconds)
+        except (TimeoutError, ConnectionError, asyncio.IncompleteReadError):
+            return False
+        return True
+
+    return sum(await asyncio.gather(*(got_one(socket_) for socket_ in sockets)))

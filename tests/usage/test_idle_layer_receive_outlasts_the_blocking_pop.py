@@ -39,7 +39,7 @@ def test_the_read_timeout_is_longer_than_the_blocking_pop():
 
 
 def test_an_idle_receive_with_the_projects_settings_just_waits(redis):
-    layer = ResilientRedisChannelLayer(hosts=[redis_host(redis.url)], prefix="idle")
+    layer = ResilientRedisChannelLayer(hosts=[redis_host(redis.url, connections=10)], prefix="idle")
 
     # Nothing came, and nothing failed: only the test's own bound ends the wait.
     with pytest.raises(TimeoutError) as caught:
