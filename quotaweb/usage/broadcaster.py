@@ -87,10 +87,6 @@ class Broadcaster:
         ends = None if lease is None else asyncio.get_running_loop().time() + lease
         self._watched.setdefault((partition, scope), {})[holder] = ends
 
-    async def snapshot(self, partition: str, scope: Scope) -> tuple[int, Any]:
-        async with self._lock(partition):
-            return await self._snapshot(partition, scope)
-
     def unwatch(self, partition: str, scope: Scope, *, holder: str) -> None:
         key = (partition, scope)
         holders = self._watched.get(key, {})

@@ -110,8 +110,6 @@ async def _answer(layer, message: dict[str, Any]) -> None:
             seq, data = await broadcaster.watch(
                 partition, scope, holder=reply, lease=LEASE_SECONDS
             )
-        elif kind == "engine.snapshot":
-            seq, data = await broadcaster.snapshot(partition, scope)
         elif kind == "engine.renew":
             broadcaster.renew(partition, scope, holder=reply, lease=LEASE_SECONDS)
             return
@@ -131,7 +129,7 @@ async def _answer(layer, message: dict[str, Any]) -> None:
 
 
 async def owner_serve(boot: str | None = None) -> None:
-    """Answer watch, renew, unwatch and snapshot requests, and send heartbeats, until cancelled.
+    """Answer watch, renew and unwatch requests, and send heartbeats, until cancelled.
     A failed receive (Redis gone) is logged and retried with backoff, never the end."""
     layer = get_channel_layer()
     boot = boot or uuid.uuid4().hex
