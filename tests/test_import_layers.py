@@ -8,7 +8,7 @@ The layers, bottom first (``trackers`` below them all has its own boundary test)
 2. ``engine`` and ``accounts``;
 3. ``config`` and ``allocations``;
 4. ``api``, ``usage``, ``teams`` and the engines' own apps;
-5. ``core`` and the URL and ASGI wiring.
+5. ``core`` and the URL and ASGI wiring (``origins``: which pages may open a socket).
 
 Apps of one layer may use each other one way only (``teams`` shows usage); a cycle between apps
 is refused like an arrow up. Imports inside functions count as much as those at the top.
@@ -33,7 +33,7 @@ LAYERS: dict[str, int] = {
     "config": 3, "allocations": 3,
     "api": 4, "usage": 4, "teams": 4, "elastic": 4,
     "quotatrees": 4,
-    "core": 5, "urls": 5, "asgi": 5, "routing": 5, "wsgi": 5,
+    "core": 5, "urls": 5, "asgi": 5, "origins": 5, "routing": 5, "wsgi": 5,
 }
 
 
