@@ -288,13 +288,22 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "filters": {"client_errors_in_one_line": {"()": ClientErrorsInOneLine}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "filters": {
+        "client_errors_in_one_line": {"()": ClientErrorsInOneLine},
+        "redact_secrets": {"()": "quotaweb.redaction.RedactSecrets"},
+    },
+    # Team-link and API tokens travel in URLs: masked in whatever is written (quotaweb.redaction).
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler", "formatter": "plain", "filters": ["redact_secrets"],
+        },
+    },
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {
         # Django's own default gives "django" a console handler in debug mode, and the record
         # propagates to ours too: every line came out twice.
         "django": {"handlers": []},
-        "django.request": {"filters": ["client_errors_in_one_line"]},
+        # Masked in the records themselves too, for any handler added later.
+        "django.request": {"filters": ["client_errors_in_one_line", "redact_secrets"]},
     },
 }
