@@ -7,6 +7,7 @@ Nothing here starts an engine: engines are created explicitly at start-up (see
 from __future__ import annotations
 
 import logging
+from datetime import timedelta
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
@@ -65,6 +66,7 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "channels",
+    "axes",
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
@@ -89,6 +91,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes asks: it turns a refused sign-in into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "quotaweb.urls"
@@ -183,6 +187,25 @@ else:
 LOGIN_URL = "accounts:login"
 LOGIN_REDIRECT_URL = "core:home"
 LOGOUT_REDIRECT_URL = "accounts:login"
+
+# Sign-in throttling (django-axes): after QUOTAWEB_LOGIN_FAILURES wrong passwords for one account
+# (from anywhere) or from one address (for any accounts), sign-ins there are refused, the right
+# password too, with 429 and Retry-After, until QUOTAWEB_LOGIN_COOLOFF_SECONDS pass without
+# another try. API tokens and sessions never sign in through it, so they are never locked out.
+QUOTAWEB_LOGIN_FAILURES = env_int("QUOTAWEB_LOGIN_FAILURES", 10, minimum=1)
+QUOTAWEB_LOGIN_COOLOFF_SECONDS = env_int("QUOTAWEB_LOGIN_COOLOFF_SECONDS", 900, minimum=1)
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = QUOTAWEB_LOGIN_FAILURES
+AXES_COOLOFF_TIME = timedelta(seconds=QUOTAWEB_LOGIN_COOLOFF_SECONDS)
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+# A sign-in that succeeds clears that account's and that address's failures.
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "quotaweb.accounts.views.locked_out"
+# Failures only: a row for every successful sign-in is not needed to count them.
+AXES_DISABLE_ACCESS_LOG = True
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
