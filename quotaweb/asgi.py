@@ -64,9 +64,9 @@ django_asgi_app = PooledASGIHandler()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from quotaweb.api.lean import LeanAllocations  # noqa: E402
+from quotaweb.origins import SameOriginValidator  # noqa: E402
 from quotaweb.routing import websocket_urlpatterns  # noqa: E402
 
 # A scheduler's allocate, release, batch and headroom calls skip the request stack (the server
@@ -76,8 +76,7 @@ lean_allocations = LeanAllocations(django_asgi_app, executor=django_asgi_app.poo
 application = ProtocolTypeRouter(
     {
         "http": lean_allocations,
-        "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
-        ),
+        # Only this site's pages (scheme, host and port) or CSRF_TRUSTED_ORIGINS: quotaweb.origins.
+        "websocket": SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )

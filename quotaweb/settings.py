@@ -7,6 +7,7 @@ Nothing here starts an engine: engines are created explicitly at start-up (see
 from __future__ import annotations
 
 import logging
+from datetime import timedelta
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
@@ -65,6 +66,7 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "channels",
+    "axes",
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
@@ -82,6 +84,9 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Above WhiteNoise: static files get the policy too (a stray SVG opened directly runs no
+    # script).
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -90,7 +95,27 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "quotaweb.api.parameters.RepeatedParametersRefused",
+    # Last, as django-axes asks: it turns a refused sign-in into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
+
+# Content-Security-Policy (django-csp) on every answer: scripts, styles, images, fonts and
+# connections (the live sockets: 'self' covers ws: and wss: to the same host and port) from this
+# site only; no inline script or style (sizes that figures decide are classes:
+# quotaweb/css_sizes.py), no eval, no plugins, no framing, and forms post only here.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    },
+}
 
 ROOT_URLCONF = "quotaweb.urls"
 WSGI_APPLICATION = "quotaweb.wsgi.application"
@@ -187,6 +212,25 @@ else:
 LOGIN_URL = "accounts:login"
 LOGIN_REDIRECT_URL = "core:home"
 LOGOUT_REDIRECT_URL = "accounts:login"
+
+# Sign-in throttling (django-axes): after QUOTAWEB_LOGIN_FAILURES wrong passwords for one account
+# (from anywhere) or from one address (for any accounts), sign-ins there are refused, the right
+# password too, with 429 and Retry-After, until QUOTAWEB_LOGIN_COOLOFF_SECONDS pass without
+# another try. API tokens and sessions never sign in through it, so they are never locked out.
+QUOTAWEB_LOGIN_FAILURES = env_int("QUOTAWEB_LOGIN_FAILURES", 10, minimum=1)
+QUOTAWEB_LOGIN_COOLOFF_SECONDS = env_int("QUOTAWEB_LOGIN_COOLOFF_SECONDS", 900, minimum=1)
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = QUOTAWEB_LOGIN_FAILURES
+AXES_COOLOFF_TIME = timedelta(seconds=QUOTAWEB_LOGIN_COOLOFF_SECONDS)
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+# A sign-in that succeeds clears that account's and that address's failures.
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "quotaweb.accounts.views.locked_out"
+# Failures only: a row for every successful sign-in is not needed to count them.
+AXES_DISABLE_ACCESS_LOG = True
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -298,13 +342,24 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "filters": {"client_errors_in_one_line": {"()": ClientErrorsInOneLine}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "filters": {
+        "client_errors_in_one_line": {"()": ClientErrorsInOneLine},
+        "redact_secrets": {"()": "quotaweb.redaction.RedactSecrets"},
+    },
+    # Team-link and API tokens travel in URLs: masked in whatever is written (quotaweb.redaction).
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler", "formatter": "plain", "filters": ["redact_secrets"],
+        },
+    },
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {
         # Django's own default gives "django" a console handler in debug mode, and the record
         # propagates to ours too: every line came out twice.
         "django": {"handlers": []},
-        "django.request": {"filters": ["client_errors_in_one_line"]},
+        # Masked in the records themselves too, for any handler added later.
+        "django.request": {"filters": ["client_errors_in_one_line", "redact_secrets"]},
+        # Failed sign-ins and lockouts (warnings), not a line for every login.
+        "axes": {"level": "WARNING"},
     },
 }

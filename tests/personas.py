@@ -28,6 +28,15 @@ from django.test import Client
 PERSONA_PASSWORD = "persona-pass-1"
 
 
+def password_signs_in(username: str, password: str):
+    """The user that ``username`` and ``password`` sign in as, or None: Django's authenticate,
+    with the request that sign-in throttling (django-axes) needs, as the login page passes."""
+    from django.contrib.auth import authenticate
+    from django.http import HttpRequest
+
+    return authenticate(HttpRequest(), username=username, password=password)
+
+
 @pytest.fixture
 def quota_admins_group(db):
     from quotaweb.accounts.services import quota_admins_group_ensure

@@ -3,12 +3,12 @@ and no modules import each other in a circle (docs/development.md, "Layers").
 
 The layers, bottom first (``trackers`` below them all has its own boundary test):
 
-1. the project's own modules beside the settings: ``settings``, ``env``, ``metrics``, the channel
-   layer, the PostgreSQL backend;
+1. the project's own modules beside the settings: ``settings``, ``env``, ``metrics``,
+   ``redaction``, ``css_sizes``, the channel layer, the PostgreSQL backend;
 2. ``engine`` and ``accounts``;
 3. ``config`` and ``allocations``;
 4. ``api``, ``usage``, ``teams`` and the engines' own apps;
-5. ``core`` and the URL and ASGI wiring.
+5. ``core`` and the URL and ASGI wiring (``origins``: which pages may open a socket).
 
 Apps of one layer may use each other one way only (``teams`` shows usage); a cycle between apps
 is refused like an arrow up. Imports inside functions count as much as those at the top.
@@ -27,13 +27,14 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "quotaweb"
 
 LAYERS: dict[str, int] = {
-    "settings": 1, "settings_test": 1, "env": 1, "metrics": 1, "channel_layer": 1,
+    "settings": 1, "settings_test": 1, "env": 1, "metrics": 1, "channel_layer": 1, "redaction": 1,
+    "css_sizes": 1,
     "postgresql": 1,
     "engine": 2, "accounts": 2,
     "config": 3, "allocations": 3,
     "api": 4, "usage": 4, "teams": 4, "elastic": 4,
     "quotatrees": 4,
-    "core": 5, "urls": 5, "asgi": 5, "routing": 5, "wsgi": 5,
+    "core": 5, "urls": 5, "asgi": 5, "origins": 5, "routing": 5, "wsgi": 5,
 }
 
 

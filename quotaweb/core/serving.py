@@ -24,7 +24,6 @@ from typing import Any
 
 # daphne's server module installs Twisted's asyncio reactor; the daphne app (first in
 # INSTALLED_APPS) has imported it already in every process.
-from daphne.access import AccessLogGenerator
 from daphne.endpoints import build_endpoint_description_strings
 from daphne.http_protocol import WebRequest
 from daphne.server import Server
@@ -40,6 +39,7 @@ from quotaweb.core.request_limits import limited_channel_protocol
 from quotaweb.core.services import engines_start
 from quotaweb.elastic.worker import elastic_worker_start
 from quotaweb.engine.gateway import Gateway
+from quotaweb.redaction import RedactedAccessLog
 from quotaweb.usage.owner import owner_start
 from quotaweb.usage.sampler import sampler_start
 
@@ -177,7 +177,7 @@ def server_for(
         # overflowed it and connections were reset. The kernel caps it (net.core.somaxconn).
         "endpoints": [f"{endpoint}:backlog={LISTEN_BACKLOG}"
                       for endpoint in build_endpoint_description_strings(host=host, port=port)],
-        "action_logger": AccessLogGenerator(sys.stdout),
+        "action_logger": RedactedAccessLog(sys.stdout),
         "verbosity": 1,
         # daphne hands a body to the application in pieces of this size, 8 KiB unless told: a
         # batch of 1,000 allocations (200 KB) came as 25 messages, each through daphne's queue

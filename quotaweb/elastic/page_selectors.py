@@ -89,8 +89,9 @@ class Bar:
     def scale(self) -> int:
         return max(self.min, self.runtime, self.used, self.request, 1)
 
-    def pct(self, value: int) -> str:
-        return _pct(value, self.scale)
+    def pct(self, value: int) -> int:
+        """``value`` in whole % of the bar's scale, rounded down (elastic.js: pct)."""
+        return value * 100 // self.scale
 
     @property
     def own(self) -> int:
@@ -151,13 +152,6 @@ class QueueRow:
     over: dict[str, int] | None
     lines: tuple[Line, ...]
     sig: str
-
-
-def _pct(value: int, scale: int) -> str:
-    """``value`` in % of ``scale``, rounded down to a tenth (elastic.js: pct)."""
-    tenths = value * 1000 // scale
-    whole, tenth = divmod(tenths, 10)
-    return f"{whole}.{tenth}" if tenth else str(whole)
 
 
 def _quantity(kind: str):

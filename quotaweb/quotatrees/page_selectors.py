@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from quotaweb.css_sizes import WIDTH, depth_class, percent_class
 from quotaweb.engine.gateway import engines_get
 from quotaweb.quotatrees import selectors
 from quotaweb.quotatrees.models import Forest, Tree
@@ -109,6 +110,10 @@ class Bar:
         return 100 if self.ratio >= 1 else max(0, int(self.ratio * 100))
 
     @property
+    def width_class(self) -> str:
+        return percent_class(WIDTH, self.width)
+
+    @property
     def text(self) -> str:
         if self.over:
             return f"{self.allocated} of {self.quota} · over by {self.allocated - self.quota}"
@@ -177,6 +182,10 @@ class NodeRow:
     @property
     def over(self) -> bool:
         return any(bar.over for bar in self.bars)
+
+    @property
+    def depth_class(self) -> str:
+        return depth_class(self.depth)
 
 
 def node_sig(node: Mapping[str, Any], placed: Iterable[Placed]) -> str:

@@ -89,11 +89,9 @@ function lines(row) {
 
 // -- bars (page_selectors.Bar) -----------------------------------------------------------------
 
+// Whole percent, rounded down (page_selectors.Bar.pct).
 function pct(value, scale) {
-  const tenths = Math.floor((value * 1000) / scale);
-  const whole = Math.floor(tenths / 10);
-  const tenth = tenths % 10;
-  return tenth ? `${whole}.${tenth}` : String(whole);
+  return Math.floor((value * 100) / scale);
 }
 
 function barFigures(bar) {
@@ -117,16 +115,16 @@ function barText(bar, q) {
 }
 
 function barElement(bar, kit) {
-  const { h, formatQuantity } = kit;
+  const { h, formatQuantity, percentClass } = kit;
   const q = (value) => formatQuantity(bar.kind, value);
   const { scale, own, wanted, over } = barFigures(bar);
   const at = (value) => pct(value, scale);
   const runtimeAt = at(bar.runtime);
   const parts = [];
-  const segment = (name, width, left = "") => {
+  const segment = (name, width, left = null) => {
     if (width <= 0) return;
-    const style = `${left ? `left: ${left}%; ` : ""}width: ${at(width)}%`;
-    parts.push(h("span", { class: `ebar-${name}`, style }));
+    const offset = left === null ? "" : ` ${percentClass("left", left)}`;
+    parts.push(h("span", { class: `ebar-${name}${offset} ${percentClass("w", at(width))}` }));
   };
   segment("own", own);
   segment("borrowed", bar.borrowed, at(own));
@@ -134,7 +132,9 @@ function barElement(bar, kit) {
   segment("wanted", wanted, runtimeAt);
   segment("used", bar.used);
   segment("over", over, runtimeAt);
-  if (bar.min > 0) parts.push(h("span", { class: "ebar-min", style: `left: ${at(bar.min)}%` }));
+  if (bar.min > 0) {
+    parts.push(h("span", { class: `ebar-min ${percentClass("left", at(bar.min))}` }));
+  }
   const text = barText(bar, q);
   return h("span", { class: "ebar", role: "img", "aria-label": text, title: text }, parts);
 }
@@ -194,7 +194,7 @@ function queueCell(page, row, rowspan, kit) {
 }
 
 function queueBody(page, row, sig, kit) {
-  const { h } = kit;
+  const { h, depthClass } = kit;
   const all = lines(row);
   const head = queueCell(page, row, Math.max(1, all.length), kit);
   const rows = all.length
@@ -203,8 +203,8 @@ function queueBody(page, row, sig, kit) {
     : [h("tr", null, head, h("th", { scope: "row", class: "kind" }, "\u2013"),
       h("td", { colspan: 10, class: "hint" }, "no resource figures"))];
   return h("tbody", {
-    class: "equeue", "data-key": row.queuePath, "data-sig": sig,
-    style: `--depth: ${row.queuePath.split(".").length - 1}`,
+    class: `equeue ${depthClass(row.queuePath.split(".").length - 1)}`, "data-key": row.queuePath,
+    "data-sig": sig,
   }, rows);
 }
 

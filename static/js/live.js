@@ -344,6 +344,19 @@ function h(tag, attrs, ...children) {
   return element;
 }
 
+// Sizes that figures decide are classes of static/css/sizes.css (quotaweb/css_sizes.py): the
+// Content-Security-Policy allows no inline style.
+const DEPTH_MAX = 24;
+
+function depthClass(depth) {
+  return `depth-${Math.max(0, Math.min(depth, DEPTH_MAX))}`;
+}
+
+// prefix "w" (width) or "left"; percent whole, 0-100.
+function percentClass(prefix, percent) {
+  return `${prefix}-${Math.max(0, Math.min(percent, 100))}`;
+}
+
 function pad(number) {
   return String(number).padStart(2, "0");
 }
@@ -360,7 +373,7 @@ function barElement(bar) {
   return h("div", { class: `ubar lvl-${barLevel(bar)}`, title: barTitle(bar) },
     h("span", { class: "ubar-label" }, barLabel(bar)),
     h("span", { class: "ubar-track", "aria-hidden": "true" },
-      h("span", { class: "ubar-fill", style: `width: ${barWidth(bar)}%` })),
+      h("span", { class: `ubar-fill ${percentClass("w", barWidth(bar))}` })),
     h("span", { class: "ubar-text" }, barText(bar)));
 }
 
@@ -390,7 +403,7 @@ function reconcile(tbody, rows) {
           old.replaceWith(cell);
         }
       });
-      for (const name of ["style", "class", "data-sig"]) {
+      for (const name of ["class", "data-sig"]) {
         const value = fresh.getAttribute(name);
         if (value === null) tr.removeAttribute(name);
         else tr.setAttribute(name, value);
@@ -432,7 +445,10 @@ function toggle(root, selector, shown) {
 }
 
 // What a registered view may use of this script.
-const KIT = { h, reconcile, flash, replaceField, toggle, formatQuantity, formatResource, clock };
+const KIT = {
+  h, reconcile, flash, replaceField, toggle, formatQuantity, formatResource, clock, depthClass,
+  percentClass,
+};
 
 // -- the page -----------------------------------------------------------------------------------
 
@@ -460,7 +476,7 @@ class Page {
 
   treeRowElement(row, { linked = true } = {}) {
     const href = linked ? this.url("queue", row.path) : null;
-    return h("tr", { "data-key": row.path, "data-sig": row.sig, style: `--depth: ${row.depth}` },
+    return h("tr", { "data-key": row.path, "data-sig": row.sig, class: depthClass(row.depth) },
       h("th", { scope: "row", class: "qname" },
         href ? h("a", { href, title: row.path }, row.name) : row.name),
       barsCell(row.bars),
@@ -634,7 +650,7 @@ class Page {
           key: path, sig: row.sig,
           build: () => {
             const tr = this.treeRowElement(row, { linked: false });
-            tr.removeAttribute("style");
+            tr.removeAttribute("class");
             return tr;
           },
         }]);

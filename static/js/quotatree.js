@@ -161,27 +161,29 @@ function nodeRows(tree, nodes) {
   });
 }
 
-function barElement(bar, h) {
+function barElement(bar, kit) {
+  const { h, percentClass } = kit;
   return h("div", { class: `ubar lvl-${bar.level}`, title: bar.title },
     h("span", { class: "ubar-label" }, bar.kind),
     h("span", { class: "ubar-track", "aria-hidden": "true" },
-      h("span", { class: "ubar-fill", style: `width: ${bar.width}%` })),
+      h("span", { class: `ubar-fill ${percentClass("w", bar.width)}` })),
     h("span", { class: "ubar-text" }, bar.text));
 }
 
-function nodeElement(page, row, h) {
+function nodeElement(page, row, kit) {
+  const { h, depthClass } = kit;
   const { node } = row;
   const hint = (text) => h("span", { class: "hint" }, text);
   return h("tr", {
-    "data-key": node.name, "data-sig": row.sig, style: `--depth: ${row.depth}`,
-    class: row.over ? "tq-over" : null,
+    "data-key": node.name, "data-sig": row.sig,
+    class: `${depthClass(row.depth)}${row.over ? " tq-over" : ""}`,
   },
   h("th", { scope: "row", class: "qname" }, h("span", { class: "tq-name" }, node.name), " ",
     node.hard
       ? h("span", { class: "tag tq-hard", title: HARD_TITLE }, "hard")
       : h("span", { class: "tag quiet", title: SOFT_TITLE }, "soft")),
   h("td", { class: "bars" }, row.bars.length
-    ? row.bars.map((bar) => barElement(bar, h)) : hint("no resources")),
+    ? row.bars.map((bar) => barElement(bar, kit)) : hint("no resources")),
   h("td", { class: "tq-slack" }, row.slack.map(({ kind, value }) => h("div",
     { class: value < 0 ? "negative" : null },
     h("span", { class: "tq-kind" }, kind), ` ${value}`,
@@ -280,7 +282,7 @@ function drawTree(page, section, tree, data, kit) {
   drawHeader(page, section, tree, data, kit);
   const rows = nodeRows(tree, data.nodes);
   kit.reconcile(section.querySelector("tbody[data-nodes]"), rows.map((row) => ({
-    key: row.node.name, sig: row.sig, build: () => nodeElement(page, row, kit.h),
+    key: row.node.name, sig: row.sig, build: () => nodeElement(page, row, kit),
   })));
   // Consumers this page has not met: ask the API once per change of the tree.
   const info = infoOf(tree);

@@ -1,10 +1,10 @@
 """``createsuperuser`` keeps working, and its user is a quota admin."""
 
 import pytest
-from django.contrib.auth import authenticate
 from django.core.management import call_command
 
 from quotaweb.accounts.roles import user_role
+from tests.personas import password_signs_in
 
 pytestmark = pytest.mark.django_db
 
@@ -14,7 +14,7 @@ def test_createsuperuser_makes_a_quota_admin(monkeypatch):
 
     call_command("createsuperuser", "--noinput", "--username", "root", "--email", "r@x.org")
 
-    root = authenticate(username="root", password="root-pass-9")
+    root = password_signs_in("root", "root-pass-9")
     assert root.is_superuser
     assert user_role(root) == "admin"
 

@@ -1,7 +1,7 @@
 """``accounts_demo_ensure``: the demo's admin and viewer logins, and the demo command's listing."""
 
 import pytest
-from django.contrib.auth import authenticate, get_user_model
+from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
 from quotaweb.accounts.roles import QUOTA_ADMINS_GROUP, user_role
@@ -12,6 +12,7 @@ from quotaweb.accounts.services import (
     DEMO_VIEWER_PASSWORD_ENV,
     accounts_demo_ensure,
 )
+from tests.personas import password_signs_in
 
 pytestmark = pytest.mark.django_db
 
@@ -30,8 +31,8 @@ def test_creates_an_admin_and_a_viewer_with_the_documented_passwords():
         ("admin", "admin", False),
         ("viewer", "viewer", False),
     ]
-    admin = authenticate(username="admin", password=DEMO_ADMIN_PASSWORD_DEFAULT)
-    viewer = authenticate(username="viewer", password=DEMO_VIEWER_PASSWORD_DEFAULT)
+    admin = password_signs_in("admin", DEMO_ADMIN_PASSWORD_DEFAULT)
+    viewer = password_signs_in("viewer", DEMO_VIEWER_PASSWORD_DEFAULT)
     assert admin.is_staff
     assert list(admin.groups.values_list("name", flat=True)) == [QUOTA_ADMINS_GROUP]
     assert user_role(admin) == "admin"
@@ -51,9 +52,9 @@ def test_passwords_come_from_the_environment(monkeypatch):
         ("admin-secret-1", True),
         ("viewer-secret-1", True),
     ]
-    assert authenticate(username="admin", password="admin-secret-1")
-    assert authenticate(username="viewer", password="viewer-secret-1")
-    assert authenticate(username="admin", password=DEMO_ADMIN_PASSWORD_DEFAULT) is None
+    assert password_signs_in("admin", "admin-secret-1")
+    assert password_signs_in("viewer", "viewer-secret-1")
+    assert password_signs_in("admin", DEMO_ADMIN_PASSWORD_DEFAULT) is None
 
 
 def test_an_empty_variable_means_the_default(monkeypatch):
@@ -61,7 +62,7 @@ def test_an_empty_variable_means_the_default(monkeypatch):
 
     accounts_demo_ensure()
 
-    assert authenticate(username="admin", password=DEMO_ADMIN_PASSWORD_DEFAULT)
+    assert password_signs_in("admin", DEMO_ADMIN_PASSWORD_DEFAULT)
 
 
 def test_running_again_changes_nothing():
@@ -81,8 +82,8 @@ def test_a_changed_variable_changes_the_password_on_the_next_run(monkeypatch):
 
     accounts_demo_ensure()
 
-    assert authenticate(username="viewer", password="rotated-viewer-2")
-    assert authenticate(username="viewer", password=DEMO_VIEWER_PASSWORD_DEFAULT) is None
+    assert password_signs_in("viewer", "rotated-viewer-2")
+    assert password_signs_in("viewer", DEMO_VIEWER_PASSWORD_DEFAULT) is None
 
 
 def test_a_promoted_demo_viewer_becomes_a_viewer_again(quota_admins_group):
@@ -135,7 +136,7 @@ def test_the_demo_command_prints_the_login_page_and_both_logins(monkeypatch, cap
     assert f"  viewer / {DEMO_VIEWER_PASSWORD_DEFAULT}  (viewer:" in out
     # The test settings run with debug off, where a published password deserves a warning.
     assert "QUOTAWEB_DEMO_ADMIN_PASSWORD" in err
-    assert authenticate(username="admin", password=DEMO_ADMIN_PASSWORD_DEFAULT)
+    assert password_signs_in("admin", DEMO_ADMIN_PASSWORD_DEFAULT)
 
 
 def test_the_demo_command_does_not_echo_passwords_from_the_environment(monkeypatch, capsys):

@@ -24,7 +24,7 @@ def explain_url(partition: str = "default") -> str:
     return reverse("elastic:explain", args=[partition])
 
 
-_BODY = re.compile(r'<tbody class="equeue" data-key="([^"]+)"[^>]*>(.*?)</tbody>', re.S)
+_BODY = re.compile(r'<tbody class="equeue[^"]*" data-key="([^"]+)"[^>]*>(.*?)</tbody>', re.S)
 _TAG = re.compile(r"<[^>]+>")
 
 

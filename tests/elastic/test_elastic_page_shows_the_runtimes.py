@@ -62,8 +62,10 @@ def test_the_k1_runtimes_lent_and_borrowed_per_queue_in_tree_order(
     assert 'aria-label="gpu: runtime 40 against a min of 15, borrows 25; uses 0; asks for 70, ' \
         '30 more than it gets"' in bodies["root.d"]
     assert 'aria-label="gpu: runtime 5 against a min of 10, lends 5; uses 0"' in bodies["root.a"]
-    assert 'class="ebar-borrowed"' in bodies["root.d"]
-    assert 'class="ebar-lent"' in bodies["root.a"]
+    # In whole % of the largest figure (the request, 70): its own 15, then 25 borrowed.
+    assert 'class="ebar-own w-21"' in bodies["root.d"]
+    assert 'class="ebar-borrowed left-21 w-35"' in bodies["root.d"]
+    assert 'class="ebar-lent left-' in bodies["root.a"]
     # settings and when it was computed
     assert 'data-field="enabled">off<' in html
     assert 'data-field="cluster-total">gpu 100<' in html

@@ -35,7 +35,7 @@ def test_nodes_in_tree_order_with_allocated_quota_slack_and_consumers(
     rows = node_rows(page)
     assert list(rows) == ["A", "B", "E", "F", "C", "G", "K", "L", "H", "M", "N", "D", "I", "J"]
     # depth indents the names
-    assert 'data-key="K" data-sig="K|G|soft|cpu=1|cpu=1|cpu=1|h@K#0#cpu=1" style="--depth: 3"' \
+    assert 'data-key="K" data-sig="K|G|soft|cpu=1|cpu=1|cpu=1|h@K#0#cpu=1" class="depth-3"' \
         in page
     node, allocated, slack, consumers = cells(rows["A"])
     assert node == "A soft"

@@ -6,13 +6,15 @@ from __future__ import annotations
 from channels.testing import WebsocketCommunicator
 
 ORIGIN = (b"origin", b"http://127.0.0.1")
+# The page's own host: the origin must be the socket's own (quotaweb.origins).
+HOST = (b"host", b"127.0.0.1")
 
 
 def live_socket(token: str, partition: str = "default", origin=ORIGIN) -> WebsocketCommunicator:
     from quotaweb.asgi import application
 
     return WebsocketCommunicator(
-        application, f"/ws/usage/{partition}/?token={token}", headers=[origin]
+        application, f"/ws/usage/{partition}/?token={token}", headers=[origin, HOST]
     )
 
 

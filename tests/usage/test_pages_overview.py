@@ -18,7 +18,7 @@ def test_every_queue_is_a_row_in_tree_order_linking_to_its_usage_page(viewer_cli
     assert keys(html, "tree") == [
         "root", "root.eng", "root.eng.ml", "root.eng.web", "root.ops",
     ]
-    assert 'style="--depth: 2"' in row(html, "root.eng.ml")
+    assert 'class="depth-2"' in row(html, "root.eng.ml")
     assert f'href="{reverse("usage:queue", args=["default", "root.eng.ml"])}"' in html
 
 

@@ -13,6 +13,7 @@ from django.utils.html import escape
 from django.utils.http import RFC3986_SUBDELIMS
 from django.utils.safestring import SafeString, mark_safe
 
+from quotaweb.css_sizes import LEFT, WIDTH, depth_class, percent_class
 from quotaweb.elastic.page_selectors import Bar, Line, QueueRow
 from trackers.resources import format_quantity, format_resource
 
@@ -34,10 +35,11 @@ def _bar(bar: Bar) -> str:
     runtime_at = bar.pct(bar.runtime)
     parts = []
 
-    def segment(name: str, width: int, left: str = "") -> None:
+    def segment(name: str, width: int, left: int | None = None) -> None:
         if width > 0:
-            at = f"left: {left}%; " if left else ""
-            parts.append(f'<span class="ebar-{name}" style="{at}width: {bar.pct(width)}%"></span>')
+            at = "" if left is None else f" {percent_class(LEFT, left)}"
+            size = percent_class(WIDTH, bar.pct(width))
+            parts.append(f'<span class="ebar-{name}{at} {size}"></span>')
 
     segment("own", bar.own)
     segment("borrowed", bar.borrowed, bar.pct(bar.own))
@@ -46,7 +48,7 @@ def _bar(bar: Bar) -> str:
     segment("used", bar.used)
     segment("over", bar.over, runtime_at)
     if bar.min > 0:
-        parts.append(f'<span class="ebar-min" style="left: {bar.pct(bar.min)}%"></span>')
+        parts.append(f'<span class="ebar-min {percent_class(LEFT, bar.pct(bar.min))}"></span>')
     text = escape(bar.text)
     return (
         f'<span class="ebar" role="img" aria-label="{text}" title="{text}">{"".join(parts)}'
@@ -119,8 +121,8 @@ def queue_body(
             for index, line in enumerate(lines)
         )
     return (
-        f'<tbody class="equeue" data-key="{escape(row.path)}" data-sig="{escape(row.sig)}" '
-        f'style="--depth: {row.depth}">{body}</tbody>'
+        f'<tbody class="equeue {depth_class(row.depth)}" data-key="{escape(row.path)}" '
+        f'data-sig="{escape(row.sig)}">{body}</tbody>'
     )
 
 

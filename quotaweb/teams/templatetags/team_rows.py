@@ -9,6 +9,7 @@ from django import template
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
+from quotaweb.css_sizes import depth_class
 from quotaweb.usage.limits import Bar, TreeRow
 from quotaweb.usage.rows import AppRow
 from quotaweb.usage.templatetags import usage_rows
@@ -30,7 +31,7 @@ def team_tree_rows(partition: str, rows: list[TreeRow], linked: bool) -> SafeStr
             f'<th scope="row" class="qname">{escape(row.name)}</th>'
             f'<td class="bars">{usage_rows._bars(row.bars)}</td>'
             f'<td class="apps">{usage_rows._bar(row.apps)}</td>',
-            f' style="--depth: {row.depth}"',
+            f' class="{depth_class(row.depth)}"',
         )
         for row in rows
     ))

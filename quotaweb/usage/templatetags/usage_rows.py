@@ -19,6 +19,7 @@ from django.utils.http import RFC3986_SUBDELIMS
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.timezone import localtime
 
+from quotaweb.css_sizes import WIDTH, depth_class, percent_class
 from quotaweb.usage.limits import Bar, TreeRow
 from quotaweb.usage.rows import AppRow, EntityRow, EventRow, Member, OverRow, UsingRow
 from quotaweb.usage.sparks import SPARK_HEIGHT, SPARK_WIDTH, Spark
@@ -70,7 +71,7 @@ def _bar(bar: Bar) -> str:
         f'<div class="ubar lvl-{bar.level}" title="{escape(bar.title)}">'
         f'<span class="ubar-label">{escape(bar.label)}</span>'
         '<span class="ubar-track" aria-hidden="true">'
-        f'<span class="ubar-fill" style="width: {bar.width}%"></span></span>'
+        f'<span class="ubar-fill {percent_class(WIDTH, bar.width)}"></span></span>'
         f'<span class="ubar-text">{escape(bar.text)}</span></div>'
     )
 
@@ -129,7 +130,7 @@ def tree_rows(partition: str, rows: list[TreeRow]) -> SafeString:
             row.path, row.sig,
             f'<th scope="row" class="qname">{link(row.path, row.name, row.path)}</th>'
             f'<td class="bars">{_bars(row.bars)}</td><td class="apps">{_bar(row.apps)}</td>',
-            f' style="--depth: {row.depth}"',
+            f' class="{depth_class(row.depth)}"',
         )
         for row in rows
     ]
