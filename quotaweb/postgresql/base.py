@@ -15,7 +15,8 @@ The pool checks a connection before handing it out, so one the server dropped (a
   idle ones at once: the dead are replaced together, and the next try, one backoff step later,
   gets a live connection.
 
-Django passes the pool its own check and takes no other, hence this backend.
+Django passes the pool its own check and takes no other, hence this backend. Its ``getconn``
+also waits no longer than the caller's deadline leaves (``quotaweb.postgresql.waits``).
 
 - psycopg_pool retries a failed connection after 1 s, then 2, 4, 8...: a database back after a
   minute's outage was first reached several seconds later. ``QuickRetry`` retries every quarter
@@ -33,6 +34,8 @@ import psycopg_pool.pool
 from django.db.backends.postgresql import base as postgresql
 from psycopg_pool import ConnectionPool
 from psycopg_pool.base import AttemptWithBackoff
+
+from quotaweb.postgresql.waits import remaining
 
 
 class QuickRetry(AttemptWithBackoff):
@@ -61,6 +64,22 @@ def _check_and_sweep(pool: ConnectionPool) -> Any:
     return check
 
 
+def _within_deadline(pool: ConnectionPool) -> Any:
+    """The pool's ``getconn``, waiting no longer than the current deadline leaves
+    (``quotaweb.postgresql.waits``) when that is shorter than the pool's own timeout: Django
+    takes its connections without a timeout of their own."""
+    getconn = pool.getconn
+
+    def bounded(timeout: float | None = None) -> Any:
+        if timeout is None:
+            left = remaining()
+            if left is not None and left < pool.timeout:
+                timeout = max(left, 0.01)
+        return getconn(timeout)
+
+    return bounded
+
+
 def has_input(fd: int) -> bool:
     """Whether the socket ``fd`` has something to read (on an idle connection: the server's
     goodbye, most likely)."""
@@ -76,7 +95,9 @@ class DatabaseWrapper(postgresql.DatabaseWrapper):
         pool = super().pool
         # The pool keeps its check in ``_check`` (psycopg_pool, pinned in constraints.txt);
         # tests/core/test_dropped_database_connections_are_replaced.py fails if that changes.
-        if pool is not None and pool._check is not None and not getattr(pool, "_sweeps", False):
-            pool._check = _check_and_sweep(pool)
+        if pool is not None and not getattr(pool, "_sweeps", False):
+            if pool._check is not None:
+                pool._check = _check_and_sweep(pool)
+            pool.getconn = _within_deadline(pool)  # type: ignore[method-assign]
             pool._sweeps = True
         return pool
