@@ -33,6 +33,15 @@ An allocation on the event loop (``Gateway.allocate_on_loop``) holds its partiti
 its awaited ledger write; it only ever tries the lock, and nothing on the loop's thread waits for
 a partition lock, so the loop never blocks on one and the order is the same.
 
+Every wait is bounded. A partition lock is held across a ledger write (2 then 3), a database
+round trip that a stalled server would make last for ever: the write gives up after the statement
+bound (``quotaweb.postgresql.waits``: ``statement_timeout`` on the server, and on the client for a
+server that answers nothing), and is then undone exactly. A writer waits for a partition lock no
+longer than what its bound leaves (``PartitionBusy``, a 503). Reads take no partition lock (the
+engine's own lock keeps each whole), except ``live_snapshot``, which tries it for
+``SNAPSHOT_LOCK_SECONDS``: /healthz, /metrics and the YuniKorn reads answer while a write waits
+for the database.
+
 So an allocation holds its partition lock and then writes the ledger (2 then 3), and a
 configuration change takes the switch lock, compiles the new limits (no lock), stores the
 version in a transaction and commits it (1 then 3), and only then takes each partition lock in

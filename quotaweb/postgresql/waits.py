@@ -18,6 +18,7 @@ error says so (``OutcomeUnknown``); ``quotaweb.allocations.services`` settles su
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -90,12 +91,25 @@ def deadline(at_most: float | None = None) -> Iterator[None]:
         _deadline.reset(token)
 
 
+@contextmanager
+def unbounded() -> Iterator[None]:
+    """No client-side bound for the block: for work that is long by nature (a ``VACUUM`` of a
+    large ledger), whose caller lifts the server's ``statement_timeout`` too."""
+    token = _deadline.set(math.inf)
+    try:
+        yield
+    finally:
+        _deadline.reset(token)
+
+
 def remaining() -> float | None:
     """Seconds left of the current ``deadline`` block, else one statement's bound; None when the
     bound is lifted."""
     at = _deadline.get()
     if at is None:
         return statement_seconds()
+    if at == math.inf:
+        return None
     return max(0.0, at - time.monotonic())
 
 
