@@ -33,6 +33,7 @@ ERR_NO_ANSWER = "the database did not answer within {seconds:.1f} s"
 # The client gives up this much after the server's own statement_timeout would have fired: a
 # live server's cancel comes first and says plainly that nothing was committed.
 MARGIN_SECONDS = 0.25
+FLOOR_SECONDS = 0.25
 
 # TCP keepalives: a server whose host or network is gone is noticed within about 20 s on an idle
 # connection (and an unacknowledged send within the same), instead of the kernel's two hours.
@@ -121,7 +122,10 @@ class DeadlineConnection(psycopg.Connection):
         bound = remaining()
         if bound is None:
             return super().wait(gen, interval=interval, timeout=timeout)
-        bound += MARGIN_SECONDS
+        # A statement gets at least ``FLOOR_SECONDS`` even when the block's deadline is nearly
+        # spent (a long wait for the pool or the partition): given up on at once, a write to a
+        # database that answers would only become a write in doubt.
+        bound = max(bound, FLOOR_SECONDS) + MARGIN_SECONDS
         if timeout is not None and timeout <= bound:
             # psycopg's own bounded wait (a cancel): its timeout and its error.
             return super().wait(gen, interval=interval, timeout=timeout)
