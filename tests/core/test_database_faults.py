@@ -29,6 +29,7 @@ pytestmark = pytest.mark.skipif(postgres_missing() is not None, reason=str(postg
 STATEMENT_TIMEOUT_MS = 2000
 ANSWER_BOUND_SECONDS = 4.5
 FAULT_SECONDS = 5
+RECOVERY_WAIT_SECONDS = 20
 
 
 @pytest.fixture
@@ -93,7 +94,15 @@ def _under_fault(
     time.sleep(FAULT_SECONDS)
     recover(database)
     back = time.monotonic()
-    time.sleep(4)
+    # Until a client succeeds again (the benchmark measures how soon: about 0.1 s here), on a
+    # loaded machine within RECOVERY_WAIT_SECONDS; then a little more load.
+    ends = back + RECOVERY_WAIT_SECONDS
+    while time.monotonic() < ends and not any(
+        answer.started >= back and answer.status < 300
+        for client in clients for answer in list(client.answers)
+    ):
+        time.sleep(0.1)
+    time.sleep(2)
     stop.set()
     stop_watch.set()
     for thread in threads:
@@ -115,7 +124,7 @@ def _check(served, clients: list[Client], watched: list[Answer], began: float,
     assert all(json.loads(answer.body)["error"] == "database_unavailable" for answer in refused)
     assert any(
         answer.started >= back and answer.status < 300 for answer in answers
-    ), "nothing succeeded once the database was back"
+    ), "nothing succeeded once the database was back:\n" + server.log_text()[-3000:]
 
     during = [a for a in watched if began <= a.started and a.started + a.seconds < back]
     health = [json.loads(a.body) for a in during if a.path == "/healthz"]
