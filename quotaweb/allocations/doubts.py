@@ -37,8 +37,6 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
-import psycopg
-
 from quotaweb.engine.live import LiveAllocation
 from quotaweb.postgresql.waits import OutcomeUnknown
 
@@ -62,15 +60,15 @@ def backend_of(connection: Any) -> int | None:
     return connection.connection.pgconn.backend_pid or None
 
 
-def outcome_unknown(exc: BaseException, driver_connection: Any) -> bool:
-    """Whether a failed write may have committed (see the module): no answer in time, or an
-    error after which the connection is gone."""
-    cause = exc.__cause__ if exc.__cause__ is not None else exc
-    if isinstance(cause, OutcomeUnknown) or isinstance(exc, OutcomeUnknown):
-        return True
-    if not isinstance(cause, psycopg.Error):
+def outcome_unknown(driver_connection: Any) -> bool:
+    """Whether a failed write may have committed (see the module): its connection (the driver's,
+    as the write began) is gone after the failure, closed by the client when it gave up on the
+    answer (``OutcomeUnknown`` always closes it) or broken by a loss. A write whose connection
+    lives on was answered by the server (an error that rolled it back) or never sent; that
+    session must not be ended by the settling either, since it goes on serving requests."""
+    if driver_connection is None:
         return False
-    return driver_connection is None or driver_connection.closed or driver_connection.broken
+    return bool(driver_connection.closed or driver_connection.broken)
 
 
 def doubt_record(*, partition: str, keys: Iterable[str], backend: int | None) -> None:

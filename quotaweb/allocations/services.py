@@ -258,6 +258,8 @@ def _doubted(
     if backend is None:
         yield
         return
+    # Django may let go of the connection when the write fails: judged by this one.
+    driver = connection.connection
     try:
         if not doubts.pending(partition):
             yield
@@ -273,8 +275,8 @@ def _doubted(
             )
             yield
         doubts.doubts_settled(partition, settled)
-    except Exception as exc:
-        if doubts.outcome_unknown(exc, connection.connection):
+    except Exception:
+        if doubts.outcome_unknown(driver):
             doubts.doubt_record(partition=partition, keys=[*stored, *deleted], backend=backend)
         raise
 
@@ -564,8 +566,8 @@ class LoopLedger:
             try:
                 with database.wrap_database_errors:
                     await self._bounded(connection, params, bound)
-            except Exception as exc:
-                if doubts.outcome_unknown(exc, connection):
+            except Exception:
+                if doubts.outcome_unknown(connection):
                     doubts.doubt_record(partition=partition, keys=[allocation.key],
                                         backend=backend)
                 raise
@@ -666,9 +668,11 @@ async def _execute(connection: psycopg.AsyncConnection[Any], params: list[bytes]
     finally:
         loop.remove_reader(fileno)
         loop.remove_writer(fileno)
-        if not done.done():
-            # Cancelled with its answer still to come (the loop is closing): the connection is
-            # in the middle of a statement and of no more use (the next write replaces it).
+        if not done.done() or done.cancelled():
+            # Cancelled with its answer still to come (the statement bound ran out, or the loop
+            # is closing): the connection is in the middle of a statement and of no more use
+            # (the next write replaces it, and the write is in doubt: ``doubts``). Cancelling
+            # the task cancels ``done`` too, so a cancelled one is as good as unanswered.
             pgconn.finish()
 
 
