@@ -146,14 +146,34 @@ _database = (
     parse_database_url(DATABASE_URL, base_dir=BASE_DIR) if DATABASE_URL
     else {"ENGINE": "django.db.backends.sqlite3", "NAME": DATA_DIR / "quotaweb.sqlite3"}
 )
+# Bounded waits (docs/deployment.md, "When the database is slow or away"): no statement, lock or
+# connection waits longer than these, so a stalled or stopped database is a 503 within seconds.
+# The statement bound is also the budget of an allocation, its partition lock wait included; 0
+# lifts it (for a migration of a large ledger, say).
+QUOTAWEB_DB_STATEMENT_TIMEOUT_MS = env_int(
+    "QUOTAWEB_DB_STATEMENT_TIMEOUT_MS", 2000, minimum=0, maximum=3_600_000
+)
 if _database["ENGINE"] == "django.db.backends.postgresql":
+    from quotaweb.postgresql.waits import DeadlineConnection, session_options
+
     # Under ASGI, persistent connections are off and psycopg's pool reuses connections instead.
     _database["CONN_MAX_AGE"] = 0
     _database["OPTIONS"]["pool"] = {
         "min_size": env_int("QUOTAWEB_DB_POOL_MIN", 1, minimum=0),
         "max_size": env_int("QUOTAWEB_DB_POOL_MAX", 10, minimum=1),
-        "timeout": env_int("QUOTAWEB_DB_POOL_TIMEOUT", 10, minimum=1),
+        "timeout": env_int("QUOTAWEB_DB_POOL_TIMEOUT", 2, minimum=1),
+        # Gives up on a statement whose answer is late (a frozen server answers nothing).
+        "connection_class": DeadlineConnection,
     }
+    _database["OPTIONS"].update(session_options(
+        connect_timeout=env_int("QUOTAWEB_DB_CONNECT_TIMEOUT", 2, minimum=2, maximum=600),
+        statement_timeout_ms=QUOTAWEB_DB_STATEMENT_TIMEOUT_MS,
+        lock_timeout_ms=env_int("QUOTAWEB_DB_LOCK_TIMEOUT_MS", 1000, minimum=0),
+        idle_in_transaction_ms=env_int(
+            "QUOTAWEB_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS", 10_000, minimum=0
+        ),
+        options=_database["OPTIONS"].get("options", ""),
+    ))
     # With the pool, Django turns this into the pool's check (ConnectionPool.check_connection):
     # a connection the server dropped (a restart, pg_terminate_backend, an idle timeout) is found
     # when it is handed out and replaced, instead of failing the request that gets it; the
@@ -173,7 +193,10 @@ else:
         # log; synchronous=FULL keeps every commit on disk before it returns (the ledger's rule).
         # A 64 MiB page cache keeps a large ledger's index in memory.
         "OPTIONS": {
-            "timeout": 20, "transaction_mode": "IMMEDIATE",
+            # How long a statement waits for another process's write lock before "database is
+            # locked" (a 503): SQLite's one bound, the busy timeout.
+            "timeout": env_int("QUOTAWEB_SQLITE_BUSY_TIMEOUT_MS", 2000, minimum=1) / 1000,
+            "transaction_mode": "IMMEDIATE",
             "init_command": (
                 "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA cache_size=-65536;"
             ),

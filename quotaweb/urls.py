@@ -24,3 +24,4 @@ urlpatterns = [
 ]
 
 handler404 = "quotaweb.core.views.not_found"
+handler500 = "quotaweb.core.views.server_error"

@@ -27,6 +27,7 @@ from psycopg.copy import LibpqWriter
 from psycopg.types.json import Jsonb
 
 from quotaweb import metrics
+from quotaweb.allocations import doubts
 from quotaweb.allocations.models import Allocation
 from quotaweb.engine.gateway import (
     Admission,
@@ -40,6 +41,13 @@ from quotaweb.engine.gateway import (
 )
 from quotaweb.engine.live import LiveAllocation, named_tuple
 from quotaweb.postgresql.base import has_input
+from quotaweb.postgresql.waits import (
+    ERR_NO_ANSWER,
+    MARGIN_SECONDS,
+    OutcomeUnknown,
+    deadline,
+    statement_seconds,
+)
 from trackers.resources import INT64_MAX
 
 logger = logging.getLogger(__name__)
@@ -250,18 +258,54 @@ def _operation_error(item: Any, op: Any, at: str) -> AllocationInvalid:
 def _ledger_write(partition: str) -> LedgerWrite:
     def write(stored: list[LiveAllocation], deleted: list[str]) -> None:
         connection = transaction.get_connection()
-        if len(stored) + len(deleted) == 1:
-            # One statement outside a transaction block commits on its own before it returns:
-            # as durable as BEGIN, the statement and COMMIT, with one round trip to PostgreSQL
-            # instead of three (inside a caller's atomic block it joins that, as before).
-            _ledger_delete(partition, deleted, connection)
-            _ledger_insert(partition, stored, connection)
-            return
-        with transaction.atomic():
-            _ledger_delete(partition, deleted, connection)
-            _ledger_insert(partition, stored, connection)
+        with _doubted(partition, connection, [a.key for a in stored], deleted):
+            if len(stored) + len(deleted) == 1:
+                # One statement outside a transaction block commits on its own before it
+                # returns: as durable as BEGIN, the statement and COMMIT, with one round trip to
+                # PostgreSQL instead of three (inside a caller's atomic block it joins that).
+                _ledger_delete(partition, deleted, connection)
+                _ledger_insert(partition, stored, connection)
+                return
+            with transaction.atomic():
+                _ledger_delete(partition, deleted, connection)
+                _ledger_insert(partition, stored, connection)
 
     return write
+
+
+@contextmanager
+def _doubted(
+    partition: str, connection: Any, stored: list[str], deleted: list[str]
+) -> Iterator[None]:
+    """A ledger write of these keys on PostgreSQL: earlier writes of the partition in doubt are
+    settled first, in the write's own transaction, so that both commit or neither does
+    (``doubts``); and this write is recorded as in doubt if it fails without knowing whether it
+    committed."""
+    backend = doubts.backend_of(connection)
+    if backend is None:
+        yield
+        return
+    # Django may let go of the connection when the write fails: judged by this one.
+    driver = connection.connection
+    try:
+        if not doubts.pending(partition):
+            yield
+            return
+        gateway = engines_get()
+        with transaction.atomic():
+            settled = doubts.doubts_settle(
+                partition=partition, connection=connection,
+                live=lambda key: gateway.live_allocation(partition, key),
+                writing={*stored, *deleted},
+                store=lambda allocations: _ledger_insert(partition, allocations, connection),
+                delete=lambda keys: _ledger_delete(partition, keys, connection),
+            )
+            yield
+        doubts.doubts_settled(partition, settled)
+    except Exception:
+        if doubts.outcome_unknown(driver):
+            doubts.doubt_record(partition=partition, keys=[*stored, *deleted], backend=backend)
+        raise
 
 
 _INSERT_FIELDS = (
@@ -404,7 +448,9 @@ def _ledger_stream(partition: str) -> LedgerStream | None:
     allocations took 16.5 ms here instead of 21.7 stored at its end (the engine's part alone,
     9.6). SQLite's writer runs in this process: nothing would overlap, and its one write lock
     would be held for the whole batch."""
-    if transaction.get_connection().vendor != "postgresql":
+    if transaction.get_connection().vendor != "postgresql" or doubts.pending(partition):
+        # With writes in doubt, the batch's rows go in one write with the settling, which
+        # must know them all (``_doubted``).
         return None
 
     @contextmanager
@@ -414,10 +460,16 @@ def _ledger_stream(partition: str) -> LedgerStream | None:
         # stores nothing if it fails (an error here cancels it), like the one-row INSERT; no
         # BEGIN and COMMIT round trips. Within a caller's block it takes a savepoint instead.
         joined = connection.in_atomic_block or not connection.get_autocommit()
-        with transaction.atomic() if joined else nullcontext(), _ledger_copy(
-            partition, connection
-        ) as send:
-            yield send
+        sent: list[str] = []
+        # ``sent`` is read if the write fails: the keys sent by then are in doubt.
+        with _doubted(partition, connection, sent, []), (
+            transaction.atomic() if joined else nullcontext()
+        ), _ledger_copy(partition, connection) as send:
+            def send_and_note(allocations: list[LiveAllocation]) -> None:
+                sent.extend(allocation.key for allocation in allocations)
+                send(allocations)
+
+            yield send_and_note
 
     return stream
 
@@ -522,10 +574,14 @@ class LoopLedger:
         )
 
     async def write_for(self, partition: str) -> LoopLedgerWrite | None:
+        if doubts.pending(partition):
+            # Earlier writes in doubt are settled by the next write in a thread (``_doubted``).
+            return None
         connection = await self._ready()
         if connection is None:
             return None
         database = self._database
+        bound = statement_seconds()
 
         async def write(allocation: LiveAllocation) -> None:
             # Every value is text (the JSON columns and the time already written as such), and
@@ -533,15 +589,39 @@ class LoopLedger:
             params = [value.encode() for value in _LedgerRows(partition, database).of(
                 [allocation]
             )[0]]
+            backend = connection.pgconn.backend_pid
             try:
                 with database.wrap_database_errors:
-                    async with self._writing:
-                        await _execute(connection, params)
+                    await self._bounded(connection, params, bound)
+            except Exception:
+                if doubts.outcome_unknown(connection):
+                    doubts.doubt_record(partition=partition, keys=[allocation.key],
+                                        backend=backend)
+                raise
             finally:
                 if connection.broken or connection.closed:
                     await self._drop(connection)
 
         return write
+
+    async def _bounded(
+        self, connection: psycopg.AsyncConnection[Any], params: list[bytes], bound: float | None
+    ) -> None:
+        """The write, given up on (the connection closed: ``OutcomeUnknown``) when its answer is
+        later than the statement bound, as ``DeadlineConnection`` does in the threads; waiting
+        for another partition's write counts."""
+        if bound is None:
+            async with self._writing:
+                await _execute(connection, params)
+            return
+        bound += MARGIN_SECONDS
+        try:
+            async with asyncio.timeout(bound):
+                async with self._writing:
+                    await _execute(connection, params)
+        except TimeoutError:
+            # ``_execute`` finished the connection if its statement was under way.
+            raise OutcomeUnknown(ERR_NO_ANSWER.format(seconds=bound)) from None
 
     async def _ready(self) -> psycopg.AsyncConnection[Any] | None:
         loop = asyncio.get_running_loop()
@@ -615,9 +695,11 @@ async def _execute(connection: psycopg.AsyncConnection[Any], params: list[bytes]
     finally:
         loop.remove_reader(fileno)
         loop.remove_writer(fileno)
-        if not done.done():
-            # Cancelled with its answer still to come (the loop is closing): the connection is
-            # in the middle of a statement and of no more use (the next write replaces it).
+        if not done.done() or done.cancelled():
+            # Cancelled with its answer still to come (the statement bound ran out, or the loop
+            # is closing): the connection is in the middle of a statement and of no more use
+            # (the next write replaces it, and the write is in doubt: ``doubts``). Cancelling
+            # the task cancels ``done`` too, so a cancelled one is as good as unanswered.
             pgconn.finish()
 
 
@@ -689,8 +771,9 @@ def allocation_create(*, partition: str, request: LiveAllocation) -> Admission:
     ``UnknownPartition``, ``KeyConflict``, and ``trackers.InvalidRequest`` for a bad path or
     name; a denial is an answer (``allowed`` False), not an error."""
     started = time.perf_counter()
-    _connected()
-    admission = engines_get().allocate(partition, request, write=_ledger_write(partition))
+    with deadline():
+        _connected()
+        admission = engines_get().allocate(partition, request, write=_ledger_write(partition))
     _took("allocate", started)
     _count(admission)
     return admission
@@ -716,8 +799,9 @@ async def allocation_create_on_loop(
 def allocation_release(*, partition: str, key: str) -> LiveAllocation:
     """``AllocationNotFound`` when the key is not live."""
     started = time.perf_counter()
-    _connected()
-    released = engines_get().release(partition, key, write=_ledger_write(partition))
+    with deadline():
+        _connected()
+        released = engines_get().release(partition, key, write=_ledger_write(partition))
     _took("release", started)
     metrics.inc("quotaweb_releases_total")
     return released
@@ -725,10 +809,11 @@ def allocation_release(*, partition: str, key: str) -> LiveAllocation:
 
 def application_release(*, partition: str, application_id: str) -> list[LiveAllocation]:
     started = time.perf_counter()
-    _connected()
-    released = engines_get().release_application(
-        partition, application_id, write=_ledger_write(partition)
-    )
+    with deadline():
+        _connected()
+        released = engines_get().release_application(
+            partition, application_id, write=_ledger_write(partition)
+        )
     _took("application_release", started)
     metrics.inc("quotaweb_releases_total", len(released))
     return released
@@ -741,10 +826,11 @@ def allocations_batch(
     error in place and the others go ahead."""
     valid = [op for op in operations if isinstance(op, Operation)]
     started = time.perf_counter()
-    _connected()
-    results = iter(engines_get().batch(
-        partition, valid, write=_ledger_write(partition), stream=_ledger_stream(partition)
-    ))
+    with deadline():
+        _connected()
+        results = iter(engines_get().batch(
+            partition, valid, write=_ledger_write(partition), stream=_ledger_stream(partition)
+        ))
     _took("batch", started)
     out: list[BatchResult | AllocationInvalid] = []
     allowed = released = 0

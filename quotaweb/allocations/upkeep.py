@@ -26,6 +26,7 @@ from django.conf import settings
 from django.db import close_old_connections, connection
 
 from quotaweb.allocations.models import Allocation
+from quotaweb.postgresql.waits import unbounded
 
 logger = logging.getLogger(__name__)
 
@@ -67,8 +68,17 @@ def ledger_upkeep() -> LedgerCounters | None:
         counters = LedgerCounters(*row)
         if not ledger_upkeep_due(counters):
             return None
-        # VACUUM runs outside a transaction: Django's connection is in autocommit here.
-        cursor.execute(f"VACUUM (ANALYZE, SKIP_LOCKED) {connection.ops.quote_name(table)}")
+        # VACUUM runs outside a transaction: Django's connection is in autocommit here. A large
+        # ledger's takes longer than a statement's bound, which is lifted for it alone (and set
+        # back: the pool keeps the session's settings).
+        with unbounded():
+            cursor.execute("SET statement_timeout = 0")
+            try:
+                cursor.execute(
+                    f"VACUUM (ANALYZE, SKIP_LOCKED) {connection.ops.quote_name(table)}"
+                )
+            finally:
+                cursor.execute("RESET statement_timeout")
     return counters
 
 

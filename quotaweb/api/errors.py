@@ -22,7 +22,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
 from quotaweb.allocations.services import AllocationInvalid
-from quotaweb.api.problems import ApiError, too_large
+from quotaweb.api.problems import ApiError, Unavailable, too_large
 from quotaweb.config import edits, selectors
 from quotaweb.config.services import ConfigConflict, ConfigRejected, VersionNotFound
 from quotaweb.elastic.services import ElasticRejected
@@ -31,9 +31,11 @@ from quotaweb.engine.gateway import (
     AllocationNotFound,
     EngineNotLoaded,
     KeyConflict,
+    PartitionBusy,
     UnknownPartition,
 )
 from quotaweb.engine.quotatrees import TreesNotLoaded
+from quotaweb.postgresql.waits import unavailable_reason
 from quotaweb.quotatrees.services import TreeRejected
 from trackers import InvalidRequest, NotTracked
 from trackers.quotatree import CONFLICT, INVALID, NOT_FOUND, QuotaTreeError
@@ -133,6 +135,7 @@ _DOMAIN: tuple[tuple[type[Exception] | tuple[type[Exception], ...],
                      Callable[[Any, bool], ApiError]], ...] = (
     (RequestDataTooBig, lambda exc, yunikorn: too_large(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)),
     ((EngineNotLoaded, TreesNotLoaded), _simple(503, "starting")),
+    (PartitionBusy, lambda exc, yunikorn: Unavailable(str(exc))),
     (UnknownPartition, lambda exc, yunikorn: ApiError(
         status_code=404, code="not_found",
         message=ERR_YUNIKORN_PARTITION if yunikorn else str(exc))),
@@ -161,7 +164,11 @@ _DOMAIN: tuple[tuple[type[Exception] | tuple[type[Exception], ...],
 
 def api_error_for(exc: Exception, *, yunikorn: bool = False) -> Exception:
     """The contract's answer (an ``ApiError``) for a domain exception; any other exception as
-    it is. Batch results use it for the error of each operation."""
+    it is. Batch results use it for the error of each operation. The database away (a lost
+    connection, a timeout, SQLite locked) is a 503 with Retry-After, never a 500."""
+    reason = unavailable_reason(exc)
+    if reason is not None:
+        return Unavailable(reason)
     for kinds, answer in _DOMAIN:
         if isinstance(exc, kinds):
             return answer(exc, yunikorn)

@@ -13,8 +13,9 @@ stays Django's and DRF's), other content types, ``Accept`` headers, methods and 
 repeated parameter too: ``quotaweb.api.parameters``), bad hosts, HTTPS redirects, bodies over the
 cap, and any request whose answer is an error of the contract. Those are raised before the engine
 or the ledger changes, so the views answer them again with exactly their own status, body and
-headers. A failed ledger write (undone in the engine) is answered 500 here, as the views' handler
-would, rather than written a second time.
+headers. A failed ledger write (undone in the engine) is answered here rather than written a
+second time: 503 with Retry-After when the database is away or slow, else 500, as the views'
+handler would.
 
 Unknown or inactive tokens (401) and viewers writing (403) go to Django too, but are told apart
 before the body is read, and handed over with an empty body: DRF refuses them before it parses
@@ -51,6 +52,7 @@ from quotaweb.api.authentication import CachedTokenAuthentication, token_user_re
 from quotaweb.api.errors import ERR_INTERNAL, api_error_for
 from quotaweb.api.parameters import repeated_parameters
 from quotaweb.api.parsers import json_body, json_max_bytes
+from quotaweb.api.problems import Unavailable
 from quotaweb.api.views.allocations import (
     AllocationsView,
     AllocationView,
@@ -91,6 +93,7 @@ _JSON_TYPES = frozenset({b"application/json", b"application/json; charset=utf-8"
 # DRF answers 406 to an Accept its JSON renderer does not satisfy; these it always satisfies.
 _ACCEPTED = frozenset({b"", b"*/*", b"application/json"})
 _renderer = JSONRenderer()
+_RETRY_AFTER = (b"Retry-After", str(Unavailable.RETRY_AFTER).encode())
 
 
 def _render(data: Any) -> bytes:
@@ -293,7 +296,13 @@ async def _answer_on_loop(
 
 
 def _failure(name: str, exc: Exception) -> Answer:
-    if isinstance(exc, APIException) or api_error_for(exc) is not exc:
+    error = api_error_for(exc)
+    if isinstance(error, Unavailable):
+        # The database is away: answered here (503, ``_RETRY_AFTER``), not handed to the views,
+        # which would wait for it a second time.
+        return 503, _renderer.render({"error": error.code, "message": error.message,
+                                      "details": []})
+    if isinstance(exc, APIException) or error is not exc:
         # An error of the contract, raised before anything changed: the views answer it again
         # in full.
         return None
@@ -361,10 +370,12 @@ class LeanAllocations:
             await self.app(scope, _replay(read, receive), send)
             return
         code, content = answer
+        response_headers = _response_headers(view, _secure(scope, headers), len(content),
+                                             bool(content))
+        if code == 503:
+            response_headers.append(_RETRY_AFTER)
         await send({
-            "type": "http.response.start", "status": code,
-            "headers": _response_headers(view, _secure(scope, headers), len(content),
-                                         bool(content)),
+            "type": "http.response.start", "status": code, "headers": response_headers,
         })
         await send({"type": "http.response.body", "body": content})
 

@@ -10,9 +10,15 @@ from typing import Any
 
 from rest_framework import exceptions
 
+from quotaweb.postgresql.waits import RETRY_AFTER_SECONDS
+
 ERR_TOO_LARGE = "the request body is over {limit} bytes; nothing was read or changed"
 ERR_BODY_OBJECT = "the body must be a JSON object, not {kind}"
 ERR_FIELD_MISSING = "{field} is required"
+ERR_DATABASE_UNAVAILABLE = (
+    "the database is unavailable ({reason}); nothing of this request was carried out, try again "
+    "in {seconds} s"
+)
 
 
 class ApiError(exceptions.APIException):
@@ -28,6 +34,20 @@ class ApiError(exceptions.APIException):
         self.message = message
         self.details = details or []
         self.extra = extra or {}
+
+
+class Unavailable(ApiError):
+    """503 with ``Retry-After``: the database is away, slow or busy (``unavailable_reason``)."""
+
+    RETRY_AFTER = RETRY_AFTER_SECONDS
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(
+            status_code=503, code="database_unavailable",
+            message=ERR_DATABASE_UNAVAILABLE.format(reason=reason, seconds=RETRY_AFTER_SECONDS),
+        )
+        # DRF's handler turns ``wait`` into the Retry-After header.
+        self.wait = RETRY_AFTER_SECONDS
 
 
 def too_large(limit: int) -> ApiError:

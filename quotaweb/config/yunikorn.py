@@ -50,8 +50,7 @@ def configured_partition(partition: str) -> Partition:
         model = version_model(current).partition(partition)
         if model is not None:
             return model
-    with engines_get().engine(partition) as engine:
-        return engine.config
+    return engines_get().config(partition)
 
 
 def node_sorting_policy(partition: str) -> dict[str, Any]:

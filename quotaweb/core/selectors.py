@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from django.db import connection
+
 from quotaweb import metrics
 from quotaweb.api.scheduler_health import layer_check
 from quotaweb.elastic.selectors import elastic_metric_series
 from quotaweb.engine.gateway import EngineNotLoaded, engines_get, engines_loaded
+from quotaweb.postgresql.waits import deadline, unavailable_reason
 from quotaweb.quotatrees.selectors import tree_metric_series
 from quotaweb.usage import page_selectors
 
@@ -28,6 +31,24 @@ def sockets_health() -> dict | None:
         "status": "ok" if check["Succeeded"] else "unavailable", "role": "sockets",
         "channelLayer": check["DiagnosisMessage"],
     }
+
+
+# How long the health check waits for the database's answer: a probe must answer well within the
+# prober's own timeout while the database is frozen.
+DATABASE_PROBE_SECONDS = 1.0
+
+
+def database_health() -> str | None:
+    """Why the database is unavailable, or None when it answers a trivial query in time."""
+    try:
+        with deadline(DATABASE_PROBE_SECONDS), connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+    except Exception as exc:
+        reason = unavailable_reason(exc)
+        if reason is None:
+            raise
+        return reason
+    return None
 
 
 def engine_health() -> dict | None:

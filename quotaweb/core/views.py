@@ -1,9 +1,15 @@
+import sys
+
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.template import loader
 from django.views.decorators.http import require_GET
+from django.views.defaults import server_error as django_server_error
 
 from quotaweb.accounts.decorators import viewer_required
+from quotaweb.api.problems import Unavailable
 from quotaweb.core import selectors
+from quotaweb.postgresql.waits import unavailable_reason
 
 
 @require_GET
@@ -20,6 +26,12 @@ def healthz(request):
     engine = selectors.engine_health()
     if engine is None:
         return JsonResponse({"status": "starting", "engine": {}}, status=503)
+    database = selectors.database_health()
+    if database is not None:
+        # 200 still: the process is alive and serves every read from its engines; a restart
+        # (liveness) or leaving the service (readiness) would help nothing until the database
+        # is back.
+        return JsonResponse({"status": "degraded", "engine": engine, "database": database})
     return JsonResponse({"status": "ok", "engine": engine})
 
 
@@ -46,3 +58,31 @@ def not_found(request, exception=None):
     if path.startswith("/api/"):
         return JsonResponse({"error": "not_found", "message": message, "details": []}, status=404)
     return render(request, "404.html", {"request_path": path}, status=404)
+
+
+def server_error(request):
+    """An error no view answered (raised by a page, a middleware or a view outside DRF): 503 with
+    Retry-After when the database is away or slow, as JSON under the API's paths and as a page
+    that needs no database elsewhere; Django's 500 page for anything else (a bug)."""
+    exc = sys.exc_info()[1]
+    reason = unavailable_reason(exc) if exc is not None else None
+    if reason is None:
+        return django_server_error(request)
+    error = Unavailable(reason)
+    path = request.path
+    if path.startswith("/ws/v1/"):
+        response = JsonResponse(
+            {"status_code": 503, "message": error.message, "description": error.message},
+            status=503,
+        )
+    elif path.startswith("/api/"):
+        response = JsonResponse(
+            {"error": error.code, "message": error.message, "details": []}, status=503
+        )
+    else:
+        response = HttpResponse(
+            loader.render_to_string("503.html", {"message": error.message, "request_path": path}),
+            status=503,
+        )
+    response["Retry-After"] = str(Unavailable.RETRY_AFTER)
+    return response

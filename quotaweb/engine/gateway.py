@@ -33,6 +33,15 @@ An allocation on the event loop (``Gateway.allocate_on_loop``) holds its partiti
 its awaited ledger write; it only ever tries the lock, and nothing on the loop's thread waits for
 a partition lock, so the loop never blocks on one and the order is the same.
 
+Every wait is bounded. A partition lock is held across a ledger write (2 then 3), a database
+round trip that a stalled server would make last for ever: the write gives up after the statement
+bound (``quotaweb.postgresql.waits``: ``statement_timeout`` on the server, and on the client for a
+server that answers nothing), and is then undone exactly. A writer waits for a partition lock no
+longer than what its bound leaves (``PartitionBusy``, a 503). Reads take no partition lock (the
+engine's own lock keeps each whole), except ``live_snapshot``, which tries it for
+``SNAPSHOT_LOCK_SECONDS``: /healthz, /metrics and the YuniKorn reads answer while a write waits
+for the database.
+
 So an allocation holds its partition lock and then writes the ledger (2 then 3), and a
 configuration change takes the switch lock, compiles the new limits (no lock), stores the
 version in a transaction and commits it (1 then 3), and only then takes each partition lock in
@@ -67,6 +76,7 @@ from quotaweb.engine.live import (
     named_tuple,
 )
 from quotaweb.engine.quotatrees import trees_reset
+from quotaweb.postgresql.waits import remaining
 from trackers import Changes, Engine, InvalidRequest, NotTracked, compile_config, parse_config
 from trackers.config.model import Config, Partition
 from trackers.gcpause import paused_gc
@@ -79,6 +89,9 @@ ERR_KEY_CONFLICT = (
 )
 ERR_NO_ALLOCATION = "there is no live allocation {key!r} in partition {partition!r}"
 ERR_NO_APPLICATION = "application {key!r} has no live allocation in partition {partition!r}"
+ERR_PARTITION_BUSY = (
+    "partition {partition!r} is busy: an earlier write is still waiting for the database"
+)
 
 
 class EngineNotLoaded(RuntimeError):
@@ -93,6 +106,15 @@ class UnknownPartition(LookupError):
 
     def __init__(self, name: str) -> None:
         super().__init__(ERR_PARTITION.format(partition=name))
+        self.name = name
+
+
+class PartitionBusy(RuntimeError):
+    """A write waited for its partition's lock as long as its bound allows (another write holds
+    it, waiting for the database); nothing was changed."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(ERR_PARTITION_BUSY.format(partition=name))
         self.name = name
 
 
@@ -194,6 +216,8 @@ LedgerSend = Callable[[list[LiveAllocation]], None]
 # What stores one admitted allocation for a caller on an event loop, committed when it returns.
 LoopLedgerWrite = Callable[[LiveAllocation], Awaitable[None]]
 LedgerStream = Callable[[], AbstractContextManager[LedgerSend]]
+# How long a snapshot of the live allocations waits for its partition's lock (``live_snapshot``).
+SNAPSHOT_LOCK_SECONDS = 0.1
 # Allocations sent to a stream at a time: small enough that the database's work overlaps the
 # engine's, large enough that the sending costs little.
 STREAMED_ROWS = 100
@@ -244,6 +268,19 @@ class Gateway:
             return self._slots[partition]
         except KeyError:
             raise UnknownPartition(partition) from None
+
+    @staticmethod
+    @contextmanager
+    def _holding(slot: PartitionSlot, partition: str) -> Iterator[None]:
+        """The partition's lock for a write, waited for no longer than the write's database
+        bound leaves (``quotaweb.postgresql.waits.remaining``): ``PartitionBusy`` past it."""
+        wait = remaining()
+        if not slot.lock.acquire(timeout=-1 if wait is None else wait):
+            raise PartitionBusy(partition)
+        try:
+            yield
+        finally:
+            slot.lock.release()
 
     @contextmanager
     def engine(self, partition: str) -> Iterator[Engine]:
@@ -304,7 +341,7 @@ class Gateway:
         undone and the error propagates: nothing is acknowledged that is not stored.
         """
         slot = self._slot(partition)
-        with slot.lock:
+        with self._holding(slot, partition):
             outcome = self._allocate(slot, request)
             if outcome.allowed and not outcome.replayed:
                 try:
@@ -370,7 +407,7 @@ class Gateway:
         """Delete the allocation from the ledger with ``write``, then take its usage back (and
         stop its application running when it was the application's last)."""
         slot = self._slot(partition)
-        with slot.lock:
+        with self._holding(slot, partition):
             if key not in slot.live.by_key:
                 raise AllocationNotFound(key, partition=partition)
             write([], [key])
@@ -382,7 +419,7 @@ class Gateway:
         self, partition: str, application_id: str, *, write: LedgerWrite
     ) -> list[LiveAllocation]:
         slot = self._slot(partition)
-        with slot.lock:
+        with self._holding(slot, partition):
             keys = sorted(slot.live.by_application.get(application_id, ()))
             if not keys:
                 raise ApplicationNotFound(application_id, partition=partition)
@@ -411,7 +448,7 @@ class Gateway:
             stream = None
         # A batch makes a few objects per operation and keeps them; the cyclic collector would
         # rescan every live allocation several times over (a third of a 1,000-operation batch).
-        with slot.lock, paused_gc():
+        with self._holding(slot, partition), paused_gc():
             results: list[BatchResult] = []
             done: list[Step] = []
             # An allocation made and released within the batch never reaches the ledger.
@@ -484,11 +521,11 @@ class Gateway:
     ) -> UserHeadroom:
         """What the user may still add there (None for unlimited) and whether the application
         may run, changing nothing."""
-        with self.engine(partition) as engine:
-            return UserHeadroom(
-                engine.headroom(queue_path, application_id, user, groups),
-                engine.can_run_app(queue_path, application_id, user, groups),
-            )
+        engine = self._reader(partition)
+        return UserHeadroom(
+            engine.headroom(queue_path, application_id, user, groups),
+            engine.can_run_app(queue_path, application_id, user, groups),
+        )
 
     def events(self, partition: str, *, after: int, limit: int) -> EventsPage:
         return self._slot(partition).events.after(after, limit=limit)
@@ -496,31 +533,46 @@ class Gateway:
     def events_newest(self, partition: str, *, after: int, limit: int) -> NewestEvents:
         return self._slot(partition).events.newest(after, limit=limit)
 
+    def live_allocation(self, partition: str, key: str) -> LiveAllocation | None:
+        """The live allocation of ``key``, None when there is none."""
+        return self._slot(partition).live.by_key.get(key)
+
     def live_count(self, partition: str) -> int:
         return len(self._slot(partition).live.by_key)
 
     def live_counts(self, partition: str) -> tuple[int, int]:
-        """``(live allocations, applications with a live allocation)`` at one moment."""
-        slot = self._slot(partition)
-        with slot.lock:
-            return len(slot.live.by_key), len(slot.live.by_application)
+        """``(live allocations, applications with a live allocation)``, without the partition
+        lock (each count is read whole; the two may be a change apart)."""
+        live = self._slot(partition).live
+        return len(live.by_key), len(live.by_application)
 
     def live_snapshot(
         self, partition: str, *, application_id: str | None = None
     ) -> LiveSnapshot:
-        """The live allocations (every one, or one application's) copied under the partition's
-        lock, with the events kept up to that moment: the copy holds the lock only as long as
-        the list takes; the events are read after it, and those numbered later are dropped."""
+        """The live allocations (every one, or one application's) as they stood at one moment,
+        with the events kept up to that moment: copied under the partition's lock, which holds
+        it only as long as the list takes; the events are read after it, and those numbered
+        later are dropped.
+
+        The lock is waited for at most ``SNAPSHOT_LOCK_SECONDS``: a writer holds it across its
+        ledger write, which a stalled database makes last as long as its bound. Past that the
+        copy is made without it (copying a dict or a set is one step no other thread
+        interleaves with), and may hold an allocation whose write is still under way, not yet
+        in the events."""
         slot = self._slot(partition)
-        with slot.lock:
+        locked = slot.lock.acquire(timeout=SNAPSHOT_LOCK_SECONDS)
+        try:
+            by_key = slot.live.by_key
             if application_id is None:
-                allocations = list(slot.live.by_key.values())
+                allocations = list(by_key.values())
             else:
-                by_key = slot.live.by_key
-                allocations = [
-                    by_key[key] for key in slot.live.by_application.get(application_id, ())
-                ]
+                keys = tuple(slot.live.by_application.get(application_id, ()))
+                found = (by_key.get(key) for key in keys)
+                allocations = [allocation for allocation in found if allocation is not None]
             last = slot.events.newest(0, limit=0).last
+        finally:
+            if locked:
+                slot.lock.release()
         events = slot.events.after(0, limit=EVENTS_KEPT).events
         return LiveSnapshot(allocations, [event for event in events if event["seq"] <= last])
 
@@ -571,10 +623,23 @@ class Gateway:
                 )
                 slot.live.add(allocation)
 
+    # -- reads: the engine alone (thread-safe on its own), never the partition lock --------------
+
+    def _reader(self, partition: str) -> Engine:
+        """The partition's engine for a read. Reads take no partition lock: a writer holds it
+        across its ledger write, which may wait for the database as long as its bound, and a
+        health check, a scrape or a dashboard must answer meanwhile. The engine's own lock
+        keeps each read whole; what a read sees may include an allocation whose ledger write
+        is still under way (and is taken back if that write fails)."""
+        return self._slot(partition).engine
+
+    def config(self, partition: str) -> Partition:
+        """The partition's configuration as its engine holds it."""
+        return self._reader(partition).config
+
     def summary(self, partition: str) -> dict[str, Any]:
         """``{version, users, groups, queues, seq}`` for health checks and overviews."""
-        with self.engine(partition) as engine:
-            return engine.summary()
+        return self._reader(partition).summary()
 
     def over_limits(
         self, partition: str, *, limits: Partition | None = None,
@@ -582,52 +647,44 @@ class Gateway:
     ) -> list[dict[str, Any]]:
         """Who uses more than ``limits`` (a partition's config; default the one in force) allow
         (``Engine.over_limits``: usage now, or the ``users`` and ``groups`` snapshots given)."""
-        with self.engine(partition) as engine:
-            return engine.over_limits(limits, users=users, groups=groups)
+        return self._reader(partition).over_limits(limits, users=users, groups=groups)
 
     def queues_usage(self, partition: str) -> dict[str, Any]:
-        with self.engine(partition) as engine:
-            return engine.queues_usage()
+        return self._reader(partition).queues_usage()
 
     def users_usage(self, partition: str) -> list[dict[str, Any]]:
-        with self.engine(partition) as engine:
-            return engine.users_usage()
+        return self._reader(partition).users_usage()
 
     def groups_usage(self, partition: str) -> list[dict[str, Any]]:
-        with self.engine(partition) as engine:
-            return engine.groups_usage()
+        return self._reader(partition).groups_usage()
 
     def seq(self, partition: str) -> int:
         """The partition engine's change counter (see ``changes_since``)."""
-        with self.engine(partition) as engine:
-            return engine.seq
+        return self._reader(partition).seq
 
     def changes_since(self, partition: str, seq: int) -> Changes:
         """Users, groups and queues changed after ``seq`` (``trackers.Changes``)."""
-        with self.engine(partition) as engine:
-            return engine.changes_since(seq)
+        return self._reader(partition).changes_since(seq)
 
     def user_usage(self, partition: str, name: str) -> dict[str, Any] | None:
         """One user object (None when the user has no tracker)."""
-        with self.engine(partition) as engine:
-            return engine.user_usage(name)
+        return self._reader(partition).user_usage(name)
 
     def users_usage_of(
         self, partition: str, names: Iterable[str]
     ) -> dict[str, dict[str, Any] | None]:
-        """User objects of several users under one hold of the lock (None: no tracker)."""
-        with self.engine(partition) as engine:
-            return {name: engine.user_usage(name) for name in names}
+        """User objects of several users (None: no tracker), each read whole."""
+        engine = self._reader(partition)
+        return {name: engine.user_usage(name) for name in names}
 
     def groups_usage_of(
         self, partition: str, names: Iterable[str]
     ) -> dict[str, dict[str, Any] | None]:
-        with self.engine(partition) as engine:
-            return {name: engine.group_usage(name) for name in names}
+        engine = self._reader(partition)
+        return {name: engine.group_usage(name) for name in names}
 
     def group_usage(self, partition: str, name: str) -> dict[str, Any] | None:
-        with self.engine(partition) as engine:
-            return engine.group_usage(name)
+        return self._reader(partition).group_usage(name)
 
 
 # The process's gateway. Set only by engines_load(); tests reset it around every test.

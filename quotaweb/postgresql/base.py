@@ -15,7 +15,14 @@ The pool checks a connection before handing it out, so one the server dropped (a
   idle ones at once: the dead are replaced together, and the next try, one backoff step later,
   gets a live connection.
 
-Django passes the pool its own check and takes no other, hence this backend.
+Django passes the pool its own check and takes no other, hence this backend. Its ``getconn``
+also waits no longer than the caller's deadline leaves (``quotaweb.postgresql.waits``).
+
+- psycopg_pool retries a failed connection after 1 s, then 2, 4, 8...: a database back after a
+  minute's outage was first reached several seconds later. ``QuickRetry`` retries every quarter
+  of a second instead (an attempt on a server that is down is refused at once, and one on a
+  frozen server ends at ``connect_timeout``), so the pool has a connection again within about
+  that of the database's return.
 """
 
 from __future__ import annotations
@@ -23,8 +30,25 @@ from __future__ import annotations
 import select
 from typing import Any
 
+import psycopg_pool.pool
 from django.db.backends.postgresql import base as postgresql
 from psycopg_pool import ConnectionPool
+from psycopg_pool.base import AttemptWithBackoff
+
+from quotaweb.postgresql.waits import remaining
+
+
+class QuickRetry(AttemptWithBackoff):
+    """Connection attempts every ``RETRY_SECONDS`` (with psycopg_pool's jitter), for as long as
+    the pool's ``reconnect_timeout``."""
+
+    RETRY_SECONDS = 0.25
+    INITIAL_DELAY = RETRY_SECONDS
+    DELAY_BACKOFF = 1.0
+
+
+# The pool makes its attempts from this name (psycopg_pool, pinned in constraints.txt).
+psycopg_pool.pool.AttemptWithBackoff = QuickRetry  # type: ignore[misc]
 
 
 def _check_and_sweep(pool: ConnectionPool) -> Any:
@@ -38,6 +62,22 @@ def _check_and_sweep(pool: ConnectionPool) -> Any:
             raise
 
     return check
+
+
+def _within_deadline(pool: ConnectionPool) -> Any:
+    """The pool's ``getconn``, waiting no longer than the current deadline leaves
+    (``quotaweb.postgresql.waits``) when that is shorter than the pool's own timeout: Django
+    takes its connections without a timeout of their own."""
+    getconn = pool.getconn
+
+    def bounded(timeout: float | None = None) -> Any:
+        if timeout is None:
+            left = remaining()
+            if left is not None and left < pool.timeout:
+                timeout = max(left, 0.01)
+        return getconn(timeout)
+
+    return bounded
 
 
 def has_input(fd: int) -> bool:
@@ -55,7 +95,9 @@ class DatabaseWrapper(postgresql.DatabaseWrapper):
         pool = super().pool
         # The pool keeps its check in ``_check`` (psycopg_pool, pinned in constraints.txt);
         # tests/core/test_dropped_database_connections_are_replaced.py fails if that changes.
-        if pool is not None and pool._check is not None and not getattr(pool, "_sweeps", False):
-            pool._check = _check_and_sweep(pool)
+        if pool is not None and not getattr(pool, "_sweeps", False):
+            if pool._check is not None:
+                pool._check = _check_and_sweep(pool)
+            pool.getconn = _within_deadline(pool)  # type: ignore[method-assign]
             pool._sweeps = True
         return pool

@@ -2,6 +2,9 @@ import pytest
 
 pytest.importorskip("trackers")
 
+# /healthz asks the database whether it answers.
+pytestmark = pytest.mark.django_db
+
 
 def test_healthz_is_503_starting_before_engines_exist(client):
     response = client.get("/healthz")

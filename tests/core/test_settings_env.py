@@ -262,8 +262,65 @@ def test_settings_keep_the_pooled_backend_for_a_postgresql_url():
         "quota", "q", "pw", "db.internal", "6543"
     )
     assert db["OPTIONS"]["sslmode"] == "require"
-    assert db["OPTIONS"]["pool"] == {"min_size": 1, "max_size": 10, "timeout": 10}
+    assert db["OPTIONS"]["pool"] == {
+        "min_size": 1, "max_size": 10, "timeout": 2,
+        "connection_class": "<class 'quotaweb.postgresql.waits.DeadlineConnection'>",
+    }
     assert db["TEST"] == {"NAME": "test_quota"}
+
+
+def test_every_database_wait_is_bounded_by_default():
+    import json
+
+    result = load_settings(QUOTAWEB_SECRET_KEY="k", DATABASE_URL="postgres://db.internal/quota")
+    assert result.returncode == 0, result.stderr
+    options = json.loads(result.stdout)["db"]["OPTIONS"]
+
+    assert options["connect_timeout"] == 2
+    assert options["options"] == (
+        "-c statement_timeout=2000 -c lock_timeout=1000 "
+        "-c idle_in_transaction_session_timeout=10000"
+    )
+    assert (options["keepalives"], options["tcp_user_timeout"]) == (1, 20_000)
+    sqlite = json.loads(load_settings(QUOTAWEB_SECRET_KEY="k").stdout)["db"]["OPTIONS"]
+    assert sqlite["timeout"] == 2.0
+
+
+def test_the_bounds_come_from_the_environment_beside_the_url_options():
+    import json
+
+    result = load_settings(
+        QUOTAWEB_SECRET_KEY="k",
+        DATABASE_URL="postgres://db.internal/quota?options=-c%20search_path%3Dq",
+        QUOTAWEB_DB_CONNECT_TIMEOUT="5", QUOTAWEB_DB_STATEMENT_TIMEOUT_MS="0",
+        QUOTAWEB_DB_LOCK_TIMEOUT_MS="300", QUOTAWEB_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS="0",
+    )
+    assert result.returncode == 0, result.stderr
+    options = json.loads(result.stdout)["db"]["OPTIONS"]
+
+    assert options["connect_timeout"] == 5
+    assert options["options"] == (
+        "-c search_path=q -c statement_timeout=0 -c lock_timeout=300 "
+        "-c idle_in_transaction_session_timeout=0"
+    )
+    sqlite = load_settings(QUOTAWEB_SECRET_KEY="k", QUOTAWEB_SQLITE_BUSY_TIMEOUT_MS="500")
+    assert json.loads(sqlite.stdout)["db"]["OPTIONS"]["timeout"] == 0.5
+
+
+@pytest.mark.parametrize(("name", "value", "says"), [
+    ("QUOTAWEB_DB_STATEMENT_TIMEOUT_MS", "2s", "is not a whole number"),
+    ("QUOTAWEB_DB_STATEMENT_TIMEOUT_MS", "-1", "below the minimum of 0"),
+    ("QUOTAWEB_DB_CONNECT_TIMEOUT", "1", "below the minimum of 2"),
+    ("QUOTAWEB_DB_LOCK_TIMEOUT_MS", "soon", "is not a whole number"),
+    ("QUOTAWEB_SQLITE_BUSY_TIMEOUT_MS", "0", "below the minimum of 1"),
+])
+def test_a_bad_bound_stops_the_process_naming_it(name, value, says):
+    url = "sqlite:///data/q.sqlite3" if "SQLITE" in name else "postgres://db.internal/quota"
+    result = load_settings(QUOTAWEB_SECRET_KEY="k", DATABASE_URL=url, **{name: value})
+
+    assert result.returncode != 0
+    assert f"{name}=" in result.stderr
+    assert says in result.stderr
 
 
 def test_settings_refuse_a_bad_database_url_by_name():
