@@ -27,8 +27,10 @@ async def _opens(token: str, *headers: tuple[bytes, bytes], scheme: str = "ws") 
     )
     socket.scope["scheme"] = scheme
     connected, _ = await socket.connect(timeout=5)
-    if connected:
-        await socket.disconnect()
+    # A refused socket's consumer still runs (its channel layer receive too) until told the
+    # client is gone: left to the event loop's end, many receives of the Redis layer were
+    # cancelled at once, and one of them could hang the teardown.
+    await socket.disconnect()
     return connected
 
 
