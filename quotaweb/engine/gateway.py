@@ -5,7 +5,9 @@ import time or in ``AppConfig.ready()``: an import-time singleton would be copie
 processes and shared between tests. Exactly one process may own a partition's engine.
 
 The engine is thread-safe on its own; the per-partition lock keeps multi-step gateway work (an
-allocation's engine change and its ledger write, a batch) in one piece.
+allocation's admission, a release's or a batch's engine changes and ledger write) in one piece.
+Single allocations share their commits (``quotaweb.engine.commits``): the lock covers only the
+admission, and the admitted rows are written in groups outside it.
 
 Lock order
 ----------
@@ -27,13 +29,21 @@ may wait only for locks further down this list, never for one above it):
 4. a partition's **elastic computation lock** (``ElasticState.lock``): it takes only the
    engine's lock below;
 5. leaf locks that guard one structure and call out to nothing: the engine's own lock, the
-   quota tree manager's, the event log's, the metrics registry's.
+   quota tree manager's, the event log's, the metrics registry's, a partition's group-commit
+   lock (``commits.Commits``).
 
-An allocation on the event loop (``Gateway.allocate_on_loop``) holds its partition lock across
-its awaited ledger write; it only ever tries the lock, and nothing on the loop's thread waits for
-a partition lock, so the loop never blocks on one and the order is the same.
+A single allocation takes its partition lock only to admit (2 then 5: the engine, then its
+group), releases it, and then leads its group's write or waits for the write under way to
+finish; the write holds no partition lock (0 then 3). A leader whose write failed takes the
+partition lock to undo its group after the transaction has ended (0 then 2). Waiting for
+another thread's group write is never done while holding a partition lock: a release or a batch
+(``Gateway._settled``) takes the lock, writes the open group itself (2 then 3, as its own write),
+and if another group is being written lets the lock go and waits before taking it again. An
+allocation on the event loop (``Gateway.allocate_on_loop``) only ever tries the partition lock,
+never across an await, and undoes a failed group in a thread when the lock is held; nothing on
+the loop's thread waits for a partition lock, so the loop never blocks on one.
 
-So an allocation holds its partition lock and then writes the ledger (2 then 3), and a
+So a release or a batch holds its partition lock and then writes the ledger (2 then 3), and a
 configuration change takes the switch lock, compiles the new limits (no lock), stores the
 version in a transaction and commits it (1 then 3), and only then takes each partition lock in
 turn to install the compiled limits, a few assignments (1 then 2), and rebuilds the elastic
@@ -42,8 +52,9 @@ an allocation never waits for their computation, only for the assignment. The re
 waiting for a partition lock, was a deadlock on SQLite: the allocation holding the partition lock
 waited for the write lock the apply held, until SQLite's busy timeout gave up. Readers of the
 engines that also write (the usage sampler) read the engines first and open their transaction
-after. The same order bounds every wait: an allocation waits on an apply for one install, and an
-apply waits for one allocation's (or batch's) ledger commit per partition.
+after. The same order bounds every wait: an allocation waits on an apply for one install and for
+at most two group writes (the one under way, then its own), and an apply waits for one release's
+(or batch's) ledger commit per partition.
 """
 
 from __future__ import annotations
@@ -56,6 +67,7 @@ from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
+from quotaweb.engine.commits import Commits, Group
 from quotaweb.engine.elastic import ElasticState
 from quotaweb.engine.live import (
     EVENTS_KEPT,
@@ -124,8 +136,8 @@ class ApplicationNotFound(AllocationNotFound):
 class PartitionSlot:
     engine: Engine
     lock: threading.RLock = field(default_factory=threading.RLock)
-    # Held with the lock by an allocation on the event loop (``Gateway.allocate_on_loop``).
-    on_loop: bool = False
+    # Admitted allocations on their way to the ledger (``quotaweb.engine.commits``).
+    commits: Commits[LiveAllocation] = field(default_factory=Commits)
     live: LiveSet = field(default_factory=LiveSet)
     events: EventLog = field(default_factory=EventLog)
     elastic: ElasticState = field(init=False)
@@ -191,8 +203,9 @@ LedgerWrite = Callable[[list[LiveAllocation], list[str]], None]
 # (one transaction, committed when it ends without an error) giving a function that takes
 # admitted allocations. The database stores one part while the engine works on the next.
 LedgerSend = Callable[[list[LiveAllocation]], None]
-# What stores one admitted allocation for a caller on an event loop, committed when it returns.
-LoopLedgerWrite = Callable[[LiveAllocation], Awaitable[None]]
+# What stores admitted allocations (a group, in order) for a caller on an event loop, in one
+# transaction committed when it returns.
+LoopLedgerWrite = Callable[[list[LiveAllocation]], Awaitable[None]]
 LedgerStream = Callable[[], AbstractContextManager[LedgerSend]]
 # Allocations sent to a stream at a time: small enough that the database's work overlaps the
 # engine's, large enough that the sending costs little.
@@ -297,63 +310,143 @@ class Gateway:
     def allocate(
         self, partition: str, request: LiveAllocation, *, write: LedgerWrite
     ) -> Admission:
-        """Admit and apply ``request``, store it with ``write``, and only then answer.
+        """Admit and apply ``request`` under the partition's lock, then see its row committed
+        with the others admitted meanwhile (``quotaweb.engine.commits``), and only then answer.
 
-        A retry of a live key with the same request answers it again without counting twice;
-        with another request it is a ``KeyConflict``. If ``write`` fails, the engine change is
-        undone and the error propagates: nothing is acknowledged that is not stored.
+        A retry of a live key with the same request answers it again without counting twice
+        (once its row is durable); with another request it is a ``KeyConflict``. If the group's
+        write fails, its admissions are undone in the engine and the database's error is raised
+        to each of them: nothing is acknowledged that is not stored.
         """
         slot = self._slot(partition)
-        with slot.lock:
-            outcome = self._allocate(slot, request)
-            if outcome.allowed and not outcome.replayed:
-                try:
-                    write([outcome.allocation], [])
-                except BaseException:
-                    self._undo(slot, [Step("allocate", outcome.allocation)])
-                    raise
-            self._log(slot, outcome)
-            return outcome
+        commits = slot.commits
+        while True:
+            with slot.lock:
+                pending = commits.pending(request.key)
+                if pending is None:
+                    outcome = self._allocate(slot, request)
+                    if not outcome.allowed or outcome.replayed:
+                        self._log(slot, outcome)
+                        return outcome
+                    group = commits.add(request.key, outcome.allocation)
+                    break
+            # A retry of an allocation whose row is not durable yet: answered once it is (or
+            # admitted afresh if its write failed).
+            self._see_through(slot, pending, write)
+        self._see_through(slot, group, write)
+        if group.error is not None:
+            raise group.error
+        return outcome
+
+    def _see_through(
+        self, slot: PartitionSlot, group: Group[LiveAllocation], write: LedgerWrite
+    ) -> None:
+        """Lead or wait for the partition's writes until ``group`` is done."""
+        commits = slot.commits
+        while not group.done:
+            leading = commits.lead()
+            if leading is None:
+                commits.wait(group)
+            else:
+                self._commit(slot, leading, write)
+
+    def _commit(
+        self, slot: PartitionSlot, group: Group[LiveAllocation], write: LedgerWrite
+    ) -> None:
+        """Write a group this thread leads; on failure undo exactly its admissions."""
+        try:
+            write(group.rows, [])
+        except BaseException as error:
+            with slot.lock:
+                self._undo(slot, [Step("allocate", allocation) for allocation in group.rows])
+            slot.commits.finish(group, error)
+            return
+        self._committed(slot, group)
+
+    @staticmethod
+    def _committed(slot: PartitionSlot, group: Group[LiveAllocation]) -> None:
+        slot.events.extend(("allocated", allocation, _NO_EXTRA) for allocation in group.rows)
+        slot.commits.finish(group, None)
 
     async def allocate_on_loop(
         self, partition: str, request: LiveAllocation, *, write: LoopLedgerWrite
     ) -> Admission | None:
-        """``allocate`` for a caller on an event loop, whose ledger write is awaited there: the
-        same discipline (stored under the partition's lock before the answer, undone if the
-        write fails) without a hop to a thread and back.
+        """``allocate`` for a caller on an event loop, whose group's write (when it leads one)
+        is awaited there: the same discipline without a hop to a thread and back.
 
         The partition's lock is only tried, never waited for: None when it is held (by a
-        batch, an apply, a thread's allocation, or another allocation on this loop awaiting its
-        write), and the caller takes ``allocate`` in a thread instead, which may wait. Nothing
-        on the loop's thread waits for a partition lock, so one held across the await stalls
-        only threads, as any allocation's write does. The locked part runs as a task of its own
-        that a cancelled caller does not stop: a write cut off midway could commit after its
-        undo.
+        batch, a release, an apply, a thread's admission) or when the key's row is still being
+        written, and the caller takes ``allocate`` in a thread instead, which may wait. The
+        lock covers only the admission; the commit is awaited outside it. Seeing the group
+        through runs as a task of its own that a cancelled caller does not stop: a write cut
+        off midway could commit after its undo, and the group's other rows need a leader.
         """
         slot = self._slot(partition)
-        # The lock is re-entrant: the loop's thread, its owner, would get it again. The flag
-        # keeps a second allocation on the loop out while the first awaits its write.
-        if slot.on_loop or not slot.lock.acquire(blocking=False):
+        if not slot.lock.acquire(blocking=False):
             return None
-        slot.on_loop = True
-        return await asyncio.shield(self._allocate_holding(slot, request, write))
-
-    async def _allocate_holding(
-        self, slot: PartitionSlot, request: LiveAllocation, write: LoopLedgerWrite
-    ) -> Admission:
-        """The part of ``allocate_on_loop`` under the lock, which it releases when done."""
         try:
+            if slot.commits.pending(request.key) is not None:
+                return None
             outcome = self._allocate(slot, request)
-            if outcome.allowed and not outcome.replayed:
-                try:
-                    await write(outcome.allocation)
-                except BaseException:
-                    self._undo(slot, [Step("allocate", outcome.allocation)])
-                    raise
-            self._log(slot, outcome)
-            return outcome
+            if not outcome.allowed or outcome.replayed:
+                self._log(slot, outcome)
+                return outcome
+            group = slot.commits.add(request.key, outcome.allocation)
         finally:
-            slot.on_loop = False
+            slot.lock.release()
+        await asyncio.shield(self._see_through_on_loop(slot, group, write))
+        return outcome
+
+    async def _see_through_on_loop(
+        self, slot: PartitionSlot, group: Group[LiveAllocation], write: LoopLedgerWrite
+    ) -> None:
+        """Lead or wait for writes until ``group`` is done; its error raised if it failed."""
+        commits = slot.commits
+        while not group.done:
+            leading = commits.lead()
+            if leading is None:
+                waiting = commits.wait_on_loop(group)
+                if waiting is not None:
+                    await waiting
+                continue
+            try:
+                await write(leading.rows)
+            except BaseException as error:
+                rows = [Step("allocate", allocation) for allocation in leading.rows]
+                # The loop never waits for a partition lock: when a thread holds it (for an
+                # admission, briefly), the undo waits in a thread.
+                if slot.lock.acquire(blocking=False):
+                    try:
+                        self._undo(slot, rows)
+                    finally:
+                        slot.lock.release()
+                else:
+                    await asyncio.to_thread(self._undo_locked, slot, rows)
+                commits.finish(leading, error)
+            else:
+                self._committed(slot, leading)
+        if group.error is not None:
+            raise group.error
+
+    @contextmanager
+    def _settled(self, slot: PartitionSlot, write: LedgerWrite) -> Iterator[None]:
+        """Hold the partition's lock with every admission of the partition durable, for work
+        that writes the ledger itself (a release, a batch): the open group is written first, by
+        this thread, and a write under way elsewhere is waited for without the lock (its
+        leader needs the lock to undo a failure). A release of a key whose row is still being
+        written is therefore never acknowledged before it, and never deletes before it."""
+        while True:
+            slot.lock.acquire()
+            leading = slot.commits.lead()
+            if leading is not None:
+                self._commit(slot, leading, write)
+            if slot.commits.idle():
+                break
+            slot.lock.release()
+            slot.commits.wait()
+        try:
+            yield
+        finally:
             slot.lock.release()
 
     @staticmethod
@@ -370,7 +463,7 @@ class Gateway:
         """Delete the allocation from the ledger with ``write``, then take its usage back (and
         stop its application running when it was the application's last)."""
         slot = self._slot(partition)
-        with slot.lock:
+        with self._settled(slot, write):
             if key not in slot.live.by_key:
                 raise AllocationNotFound(key, partition=partition)
             write([], [key])
@@ -382,7 +475,7 @@ class Gateway:
         self, partition: str, application_id: str, *, write: LedgerWrite
     ) -> list[LiveAllocation]:
         slot = self._slot(partition)
-        with slot.lock:
+        with self._settled(slot, write):
             keys = sorted(slot.live.by_application.get(application_id, ()))
             if not keys:
                 raise ApplicationNotFound(application_id, partition=partition)
@@ -411,7 +504,7 @@ class Gateway:
             stream = None
         # A batch makes a few objects per operation and keeps them; the cyclic collector would
         # rescan every live allocation several times over (a third of a 1,000-operation batch).
-        with slot.lock, paused_gc():
+        with self._settled(slot, write), paused_gc():
             results: list[BatchResult] = []
             done: list[Step] = []
             # An allocation made and released within the batch never reaches the ledger.
@@ -552,6 +645,11 @@ class Gateway:
             dict(allocation.resource), remove_app=last,
         )
         return slot.live.remove(key)
+
+    @classmethod
+    def _undo_locked(cls, slot: PartitionSlot, done: list[Step]) -> None:
+        with slot.lock:
+            cls._undo(slot, done)
 
     @staticmethod
     def _undo(slot: PartitionSlot, done: list[Step]) -> None:
