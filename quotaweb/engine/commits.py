@@ -33,8 +33,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-from collections.abc import Callable
-from typing import Generic, TypeVar
+from collections.abc import Awaitable, Callable
+from typing import Generic, NamedTuple, TypeVar
 
 Row = TypeVar("Row")
 
@@ -49,6 +49,24 @@ class Group(Generic[Row]):
         self.keys: list[str] = []
         self.done = False
         self.error: BaseException | None = None
+
+
+class Sides(NamedTuple, Generic[Row]):
+    """What a leader does around the group commit: ``write`` the rows in one transaction,
+    ``undo`` their admissions when it fails, and note them ``committed`` before they are
+    answered."""
+
+    write: Callable[[list[Row]], None]
+    undo: Callable[[list[Row]], None]
+    committed: Callable[[list[Row]], None]
+
+
+class LoopSides(NamedTuple, Generic[Row]):
+    """``Sides`` for a leader on an event loop: its write and its undo are awaited."""
+
+    write: Callable[[list[Row]], Awaitable[None]]
+    undo: Callable[[list[Row]], Awaitable[None]]
+    committed: Callable[[list[Row]], None]
 
 
 class Commits(Generic[Row]):
@@ -108,6 +126,45 @@ class Commits(Generic[Row]):
             wakers, self._wakers = self._wakers, []
         for wake in wakers:
             wake()
+
+    def see_through(self, group: Group[Row], sides: Sides[Row]) -> None:
+        """In a thread: lead or wait for writes until ``group`` is done (its ``error`` set if
+        its write failed)."""
+        while not group.done:
+            leading = self.lead()
+            if leading is None:
+                self.wait(group)
+            else:
+                self.commit(leading, sides)
+
+    def commit(self, group: Group[Row], sides: Sides[Row]) -> None:
+        """Write a group the caller leads; on failure undo exactly its rows, then finish it."""
+        try:
+            sides.write(group.rows)
+        except BaseException as error:
+            sides.undo(group.rows)
+            self.finish(group, error)
+            return
+        sides.committed(group.rows)
+        self.finish(group, None)
+
+    async def see_through_on_loop(self, group: Group[Row], sides: LoopSides[Row]) -> None:
+        """``see_through`` for a caller on an event loop, its writes awaited there."""
+        while not group.done:
+            leading = self.lead()
+            if leading is None:
+                waiting = self.wait_on_loop(group)
+                if waiting is not None:
+                    await waiting
+                continue
+            try:
+                await sides.write(leading.rows)
+            except BaseException as error:
+                await sides.undo(leading.rows)
+                self.finish(leading, error)
+            else:
+                sides.committed(leading.rows)
+                self.finish(leading, None)
 
     def wait(self, group: Group[Row] | None = None) -> None:
         """In a thread: wait until the write under way finishes (at once when none is, or when

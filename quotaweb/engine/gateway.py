@@ -65,9 +65,10 @@ import time
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Literal, NamedTuple
 
-from quotaweb.engine.commits import Commits, Group
+from quotaweb.engine.commits import Commits, LoopSides, Sides
 from quotaweb.engine.elastic import ElasticState
 from quotaweb.engine.live import (
     EVENTS_KEPT,
@@ -305,7 +306,7 @@ class Gateway:
         slot = self._slots.get(partition)
         return slot is not None and slot.elastic.enabled
 
-    # -- allocations: the engine change and the ledger write under one lock ------------------------
+    # -- allocations: admitted under the partition lock, their rows committed in groups ------------
 
     def allocate(
         self, partition: str, request: LiveAllocation, *, write: LedgerWrite
@@ -332,41 +333,24 @@ class Gateway:
                     break
             # A retry of an allocation whose row is not durable yet: answered once it is (or
             # admitted afresh if its write failed).
-            self._see_through(slot, pending, write)
-        self._see_through(slot, group, write)
+            slot.commits.see_through(pending, self._sides(slot, write))
+        slot.commits.see_through(group, self._sides(slot, write))
         if group.error is not None:
             raise group.error
         return outcome
 
-    def _see_through(
-        self, slot: PartitionSlot, group: Group[LiveAllocation], write: LedgerWrite
-    ) -> None:
-        """Lead or wait for the partition's writes until ``group`` is done."""
-        commits = slot.commits
-        while not group.done:
-            leading = commits.lead()
-            if leading is None:
-                commits.wait(group)
-            else:
-                self._commit(slot, leading, write)
+    def _sides(self, slot: PartitionSlot, write: LedgerWrite) -> Sides[LiveAllocation]:
+        """How this thread writes a group of ``slot`` it leads, and undoes it on failure."""
 
-    def _commit(
-        self, slot: PartitionSlot, group: Group[LiveAllocation], write: LedgerWrite
-    ) -> None:
-        """Write a group this thread leads; on failure undo exactly its admissions."""
-        try:
-            write(group.rows, [])
-        except BaseException as error:
+        def undo(rows: list[LiveAllocation]) -> None:
             with slot.lock:
-                self._undo(slot, [Step("allocate", allocation) for allocation in group.rows])
-            slot.commits.finish(group, error)
-            return
-        self._committed(slot, group)
+                self._undo(slot, [Step("allocate", allocation) for allocation in rows])
+
+        return Sides(lambda rows: write(rows, []), undo, partial(self._committed, slot))
 
     @staticmethod
-    def _committed(slot: PartitionSlot, group: Group[LiveAllocation]) -> None:
-        slot.events.extend(("allocated", allocation, _NO_EXTRA) for allocation in group.rows)
-        slot.commits.finish(group, None)
+    def _committed(slot: PartitionSlot, rows: list[LiveAllocation]) -> None:
+        slot.events.extend(("allocated", allocation, _NO_EXTRA) for allocation in rows)
 
     async def allocate_on_loop(
         self, partition: str, request: LiveAllocation, *, write: LoopLedgerWrite
@@ -394,39 +378,23 @@ class Gateway:
             group = slot.commits.add(request.key, outcome.allocation)
         finally:
             slot.lock.release()
-        await asyncio.shield(self._see_through_on_loop(slot, group, write))
-        return outcome
-
-    async def _see_through_on_loop(
-        self, slot: PartitionSlot, group: Group[LiveAllocation], write: LoopLedgerWrite
-    ) -> None:
-        """Lead or wait for writes until ``group`` is done; its error raised if it failed."""
-        commits = slot.commits
-        while not group.done:
-            leading = commits.lead()
-            if leading is None:
-                waiting = commits.wait_on_loop(group)
-                if waiting is not None:
-                    await waiting
-                continue
-            try:
-                await write(leading.rows)
-            except BaseException as error:
-                rows = [Step("allocate", allocation) for allocation in leading.rows]
-                # The loop never waits for a partition lock: when a thread holds it (for an
-                # admission, briefly), the undo waits in a thread.
-                if slot.lock.acquire(blocking=False):
-                    try:
-                        self._undo(slot, rows)
-                    finally:
-                        slot.lock.release()
-                else:
-                    await asyncio.to_thread(self._undo_locked, slot, rows)
-                commits.finish(leading, error)
-            else:
-                self._committed(slot, leading)
+        sides = LoopSides(write, partial(self._undo_on_loop, slot), partial(self._committed, slot))
+        await asyncio.shield(slot.commits.see_through_on_loop(group, sides))
         if group.error is not None:
             raise group.error
+        return outcome
+
+    async def _undo_on_loop(self, slot: PartitionSlot, rows: list[LiveAllocation]) -> None:
+        """Undo a failed group on the loop, which never waits for a partition lock: when a
+        thread holds it (for an admission, briefly), the undo waits in a thread."""
+        done = [Step("allocate", allocation) for allocation in rows]
+        if slot.lock.acquire(blocking=False):
+            try:
+                self._undo(slot, done)
+            finally:
+                slot.lock.release()
+        else:
+            await asyncio.to_thread(self._undo_locked, slot, done)
 
     @contextmanager
     def _settled(self, slot: PartitionSlot, write: LedgerWrite) -> Iterator[None]:
@@ -439,7 +407,7 @@ class Gateway:
             slot.lock.acquire()
             leading = slot.commits.lead()
             if leading is not None:
-                self._commit(slot, leading, write)
+                slot.commits.commit(leading, self._sides(slot, write))
             if slot.commits.idle():
                 break
             slot.lock.release()
