@@ -1,8 +1,11 @@
 """Allocations reported by a scheduler: admitted by the engine, stored in the ledger, released.
 
-Discipline: the engine change and the ledger write happen under the partition's lock, the write
-before the answer. An allocation is acknowledged only once its row is committed; if the commit
-fails, the engine change is undone. A release deletes the row first, then takes the usage back.
+Discipline: the engine admits under the partition's lock and the row is written before the
+answer. Single allocations of a partition share their commits (``quotaweb.engine.commits``): the
+rows admitted while one write is under way go to the database together in the next, and each
+answer waits for its own rows. An allocation is acknowledged only once its row is committed; if
+the commit fails, the engine changes of exactly that write's rows are undone. A release waits for
+the partition's admissions to be durable, deletes the row, then takes the usage back.
 So after a crash (the engines live in memory) the ledger holds exactly the acknowledged,
 unreleased allocations, and ``ledger_restore`` rebuilds the engines from it.
 """
@@ -259,12 +262,15 @@ def _ledger_write(partition: str) -> LedgerWrite:
     def write(stored: list[LiveAllocation], deleted: list[str]) -> None:
         connection = transaction.get_connection()
         with _doubted(partition, connection, [a.key for a in stored], deleted):
-            if len(stored) + len(deleted) == 1:
+            if len(stored) + len(deleted) == 1 or (
+                not deleted and len(stored) <= _ROWS_PER_INSERT
+            ):
                 # One statement outside a transaction block commits on its own before it
                 # returns: as durable as BEGIN, the statement and COMMIT, with one round trip to
-                # PostgreSQL instead of three (inside a caller's atomic block it joins that).
+                # PostgreSQL instead of three (inside a caller's atomic block it joins that). A
+                # group of single allocations (``quotaweb.engine.commits``) is one such INSERT.
                 _ledger_delete(partition, deleted, connection)
-                _ledger_insert(partition, stored, connection)
+                _ledger_insert(partition, stored, connection, one_statement=True)
                 return
             with transaction.atomic():
                 _ledger_delete(partition, deleted, connection)
@@ -292,11 +298,14 @@ def _doubted(
             yield
             return
         gateway = engines_get()
-        with transaction.atomic():
+        # Under the partition's lock (a release's or a batch's holds it already; a group's
+        # write takes it here): no admission interleaves with the settling, and keys admitted
+        # but not yet durable are left to their own group's write.
+        with gateway.settling(partition) as unsettled, transaction.atomic():
             settled = doubts.doubts_settle(
                 partition=partition, connection=connection,
                 live=lambda key: gateway.live_allocation(partition, key),
-                writing={*stored, *deleted},
+                writing={*stored, *deleted, *unsettled},
                 store=lambda allocations: _ledger_insert(partition, allocations, connection),
                 delete=lambda keys: _ledger_delete(partition, keys, connection),
             )
@@ -315,10 +324,10 @@ _INSERT_FIELDS = (
 # At most 900 parameters a statement: within every SQLite build's limit (999 before 3.32).
 _ROWS_PER_INSERT = 100
 _KEYS_PER_DELETE = 500
-_REPEATED_SIZES = (0, 1, _ROWS_PER_INSERT, _KEYS_PER_DELETE)
 
 
-# The statements batches repeat (full chunks, and one row or key), by database kind.
+# The statements batches and groups of single allocations repeat (full chunks, and up to a
+# chunk's rows or keys), by database kind.
 _STATEMENTS: dict[tuple[str, str, int], str] = {}
 
 
@@ -346,7 +355,7 @@ def _ledger_statement(connection: Any, kind: str, size: int = 0) -> str:
         )
     if connection.vendor == "sqlite":
         statement = statement.replace("%s", "?")
-    if size in _REPEATED_SIZES:
+    if size <= _ROWS_PER_INSERT or size == _KEYS_PER_DELETE:
         _STATEMENTS[connection.vendor, kind, size] = statement
     return statement
 
@@ -381,15 +390,19 @@ def _ledger_delete(partition: str, keys: list[str], connection: Any) -> None:
         _ledger_execute(connection, "delete", len(chunk), [partition, *chunk])
 
 
-def _ledger_insert(partition: str, allocations: list[LiveAllocation], connection: Any) -> None:
+def _ledger_insert(
+    partition: str, allocations: list[LiveAllocation], connection: Any, *,
+    one_statement: bool = False,
+) -> None:
     """Plain multi-row INSERTs, ``_ROWS_PER_INSERT`` rows each (COPY on PostgreSQL for more
     than one row): ``bulk_create`` spent two thirds of a 1,000-operation batch building model
     instances and preparing their values one field at a time, and SQLite's ``executemany``
     binds and steps row by row, two and a half times slower than the same rows in one
-    statement."""
+    statement. ``one_statement``: up to ``_ROWS_PER_INSERT`` rows as one INSERT, which commits
+    on its own outside a transaction block (a group of single allocations)."""
     if not allocations:
         return
-    if connection.vendor == "postgresql" and len(allocations) > 1:
+    if connection.vendor == "postgresql" and len(allocations) > 1 and not one_statement:
         # COPY: a 1,000-row batch in 10 ms here, where 100-row INSERTs took 70-110 ms and
         # executemany 50 ms (one row stays an INSERT: COPY costs a second round trip).
         with _ledger_copy(partition, connection) as send:
@@ -557,6 +570,7 @@ class LoopLedger:
         # and never connected, serves for the database's operations and error types.
         self._database = connections.create_connection(DEFAULT_DB_ALIAS)
         self._statement = _ledger_statement(self._database, "insert", 1)
+        self._statements: dict[int, bytes] = {}
         self._connection: psycopg.AsyncConnection[Any] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._opening = asyncio.Lock()
@@ -583,20 +597,20 @@ class LoopLedger:
         database = self._database
         bound = statement_seconds()
 
-        async def write(allocation: LiveAllocation) -> None:
+        async def write(allocations: list[LiveAllocation]) -> None:
             # Every value is text (the JSON columns and the time already written as such), and
             # none holds a NUL or a lone surrogate: the request checks refuse those.
-            params = [value.encode() for value in _LedgerRows(partition, database).of(
-                [allocation]
-            )[0]]
+            params = [value.encode() for row in _LedgerRows(partition, database).of(
+                allocations
+            ) for value in row]
             backend = connection.pgconn.backend_pid
             try:
                 with database.wrap_database_errors:
-                    await self._bounded(connection, params, bound)
+                    await self._bounded(connection, len(allocations), params, bound)
             except Exception:
                 if doubts.outcome_unknown(connection):
-                    doubts.doubt_record(partition=partition, keys=[allocation.key],
-                                        backend=backend)
+                    doubts.doubt_record(partition=partition, backend=backend,
+                                        keys=[allocation.key for allocation in allocations])
                 raise
             finally:
                 if connection.broken or connection.closed:
@@ -605,23 +619,58 @@ class LoopLedger:
         return write
 
     async def _bounded(
-        self, connection: psycopg.AsyncConnection[Any], params: list[bytes], bound: float | None
+        self, connection: psycopg.AsyncConnection[Any], rows: int, params: list[bytes],
+        bound: float | None,
     ) -> None:
         """The write, given up on (the connection closed: ``OutcomeUnknown``) when its answer is
         later than the statement bound, as ``DeadlineConnection`` does in the threads; waiting
         for another partition's write counts."""
         if bound is None:
             async with self._writing:
-                await _execute(connection, params)
+                await self._insert(connection, rows, params)
             return
         bound += MARGIN_SECONDS
         try:
             async with asyncio.timeout(bound):
                 async with self._writing:
-                    await _execute(connection, params)
+                    await self._insert(connection, rows, params)
         except TimeoutError:
             # ``_execute`` finished the connection if its statement was under way.
             raise OutcomeUnknown(ERR_NO_ANSWER.format(seconds=bound)) from None
+
+    async def _insert(
+        self, connection: psycopg.AsyncConnection[Any], rows: int, params: list[bytes]
+    ) -> None:
+        """``rows`` rows in one transaction: the prepared INSERT for one, one INSERT of them
+        all for a group of up to ``_ROWS_PER_INSERT`` (each commits on its own), chunks of that
+        size between BEGIN and COMMIT for more."""
+        if rows == 1:
+            await _execute(connection, params)
+            return
+        if rows <= _ROWS_PER_INSERT:
+            await _execute(connection, params, self._statement_of(rows))
+            return
+        await _execute(connection, [], b"BEGIN")
+        try:
+            per_row = len(_INSERT_FIELDS)
+            for start in range(0, rows, _ROWS_PER_INSERT):
+                size = min(_ROWS_PER_INSERT, rows - start)
+                chunk = params[start * per_row:(start + size) * per_row]
+                await _execute(connection, chunk, self._statement_of(size))
+            await _execute(connection, [], b"COMMIT")
+        except BaseException:
+            if not (connection.broken or connection.closed):
+                await _execute(connection, [], b"ROLLBACK")
+            raise
+
+    def _statement_of(self, rows: int) -> bytes:
+        """The INSERT of ``rows`` rows, numbered for libpq (at most ``_ROWS_PER_INSERT`` kept)."""
+        statement = self._statements.get(rows)
+        if statement is None:
+            statement = self._statements[rows] = _numbered(
+                _ledger_statement(self._database, "insert", rows)
+            ).encode()
+        return statement
 
     async def _ready(self) -> psycopg.AsyncConnection[Any] | None:
         loop = asyncio.get_running_loop()
@@ -677,15 +726,20 @@ def _numbered(statement: str) -> str:
     return first + "".join(f"${number}{part}" for number, part in enumerate(rest, 1))
 
 
-async def _execute(connection: psycopg.AsyncConnection[Any], params: list[bytes]) -> None:
-    """The loop's prepared INSERT with ``params``, awaited: sent through libpq, its answer read
-    by a callback of the loop while the statement is under way; the statement's error raised as
-    psycopg raises it."""
+async def _execute(
+    connection: psycopg.AsyncConnection[Any], params: list[bytes], statement: bytes = b""
+) -> None:
+    """The loop's prepared INSERT with ``params`` (or ``statement``), awaited: sent through
+    libpq, its answer read by a callback of the loop while the statement is under way; the
+    statement's error raised as psycopg raises it."""
     pgconn = connection.pgconn
     loop = asyncio.get_running_loop()
     done: asyncio.Future[None] = loop.create_future()
     fileno = pgconn.socket
-    pgconn.send_query_prepared(_LOOP_INSERT, params)
+    if statement:
+        pgconn.send_query_params(statement, params)
+    else:
+        pgconn.send_query_prepared(_LOOP_INSERT, params)
     if pgconn.flush():
         # The socket's buffer was full: the rest goes out as it drains.
         loop.add_writer(fileno, _flush_rest, pgconn, done)
