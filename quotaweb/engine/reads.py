@@ -6,15 +6,20 @@ dashboards answer meanwhile. Kept apart from the gateway's writes
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
-from quotaweb.engine.live import EVENTS_KEPT, EventsPage, LiveAllocation, NewestEvents
+from quotaweb.engine.live import (
+    EVENTS_KEPT,
+    EventLog,
+    EventsPage,
+    LiveAllocation,
+    LiveSet,
+    NewestEvents,
+)
 from trackers import Changes, Engine
 from trackers.config.model import Partition
-
-if TYPE_CHECKING:
-    from quotaweb.engine.gateway import PartitionSlot
 
 # How long a snapshot of the live allocations waits for its partition's lock (``live_snapshot``).
 SNAPSHOT_LOCK_SECONDS = 0.1
@@ -37,11 +42,20 @@ class UserHeadroom(NamedTuple):
     can_run: bool
 
 
+class ReadSlot(Protocol):
+    """What the reads use of a partition's slot (``gateway.PartitionSlot``)."""
+
+    engine: Engine
+    lock: threading.RLock
+    live: LiveSet
+    events: EventLog
+
+
 class EngineReads:
     """Reads of the partitions' engines and live sets, mixed into ``Gateway``, which provides
     ``_slot``."""
 
-    def _slot(self, partition: str) -> PartitionSlot:
+    def _slot(self, partition: str) -> ReadSlot:
         raise NotImplementedError
 
     def _reader(self, partition: str) -> Engine:
