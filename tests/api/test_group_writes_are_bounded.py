@@ -13,7 +13,7 @@ import time
 import pytest
 from django.db import OperationalError, connection
 
-from quotaweb.allocations import services
+from quotaweb.allocations import ledger, services
 from quotaweb.engine.gateway import PartitionBusy
 from quotaweb.postgresql.waits import OutcomeUnknown, unavailable_reason
 from tests.api.allocation_support import body
@@ -90,7 +90,7 @@ def test_a_group_write_of_unknown_outcome_puts_its_keys_in_doubt_and_answers_503
     doubts.doubts_reset()
     writes = Writes(monkeypatch)
     writes.gates[0] = threading.Event()
-    real_insert = services._ledger_insert
+    real_insert = ledger._ledger_insert
     in_doubt = {"k1", "k2", "k3"}
 
     def insert(partition, allocations, database, **options):
@@ -102,7 +102,7 @@ def test_a_group_write_of_unknown_outcome_puts_its_keys_in_doubt_and_answers_503
             raise error
         real_insert(partition, allocations, database, **options)
 
-    monkeypatch.setattr(services, "_ledger_insert", insert)
+    monkeypatch.setattr(ledger, "_ledger_insert", insert)
     answers: dict = {}
     threads = [_allocate("k0", answers)]
     _until(lambda: len(writes.rows) == 1)
