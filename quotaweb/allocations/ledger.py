@@ -35,9 +35,10 @@ from quotaweb.engine.live import LiveAllocation
 from quotaweb.postgresql.base import has_input
 from quotaweb.postgresql.waits import (
     ERR_NO_ANSWER,
+    FLOOR_SECONDS,
     MARGIN_SECONDS,
     OutcomeUnknown,
-    statement_seconds,
+    remaining,
 )
 
 logger = logging.getLogger(__name__)
@@ -380,7 +381,6 @@ class LoopLedger:
         if connection is None:
             return None
         database = self._database
-        bound = statement_seconds()
 
         async def write(allocations: list[LiveAllocation]) -> None:
             # Every value is text (the JSON columns and the time already written as such), and
@@ -391,7 +391,7 @@ class LoopLedger:
             backend = connection.pgconn.backend_pid
             try:
                 with database.wrap_database_errors:
-                    await self._bounded(connection, len(allocations), params, bound)
+                    await self._bounded(connection, len(allocations), params, remaining())
             except Exception:
                 if doubts.outcome_unknown(connection):
                     doubts.doubt_record(partition=partition, backend=backend,
@@ -408,13 +408,14 @@ class LoopLedger:
         bound: float | None,
     ) -> None:
         """The write, given up on (the connection closed: ``OutcomeUnknown``) when its answer is
-        later than the statement bound, as ``DeadlineConnection`` does in the threads; waiting
-        for another partition's write counts."""
+        later than ``bound``, what is left of its group's budget (``waits.until``), as
+        ``DeadlineConnection`` does in the threads; waiting for another partition's write
+        counts."""
         if bound is None:
             async with self._writing:
                 await self._insert(connection, rows, params)
             return
-        bound += MARGIN_SECONDS
+        bound = max(bound, FLOOR_SECONDS) + MARGIN_SECONDS
         try:
             async with asyncio.timeout(bound):
                 async with self._writing:

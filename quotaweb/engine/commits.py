@@ -42,13 +42,16 @@ Row = TypeVar("Row")
 class Group(Generic[Row]):
     """Rows committed in one transaction; ``done`` once written or failed (``error``)."""
 
-    __slots__ = ("done", "error", "keys", "rows")
+    __slots__ = ("done", "due", "error", "keys", "rows")
 
     def __init__(self) -> None:
         self.rows: list[Row] = []
         self.keys: list[str] = []
         self.done = False
         self.error: BaseException | None = None
+        # When the earliest of its callers' budgets ends (None: none has one); its write is
+        # given up on by then, so no caller waits for it much past its own budget.
+        self.due: float | None = None
 
 
 class Sides(NamedTuple, Generic[Row]):
@@ -56,7 +59,7 @@ class Sides(NamedTuple, Generic[Row]):
     ``undo`` their admissions when it fails, and note them ``committed`` before they are
     answered."""
 
-    write: Callable[[list[Row]], None]
+    write: Callable[[list[Row], float | None], None]
     undo: Callable[[list[Row]], None]
     committed: Callable[[list[Row]], None]
 
@@ -64,7 +67,7 @@ class Sides(NamedTuple, Generic[Row]):
 class LoopSides(NamedTuple, Generic[Row]):
     """``Sides`` for a leader on an event loop: its write and its undo are awaited."""
 
-    write: Callable[[list[Row]], Awaitable[None]]
+    write: Callable[[list[Row], float | None], Awaitable[None]]
     undo: Callable[[list[Row]], Awaitable[None]]
     committed: Callable[[list[Row]], None]
 
@@ -81,13 +84,16 @@ class Commits(Generic[Row]):
         # Called when the group being written finishes (each waits for one finish only).
         self._wakers: list[Callable[[], None]] = []
 
-    def add(self, key: str, row: Row) -> Group[Row]:
+    def add(self, key: str, row: Row, *, due: float | None = None) -> Group[Row]:
         """Put an admitted row in the open group (under the partition's lock, so in the
-        engine's order); the group it will be committed with."""
+        engine's order); the group it will be committed with. ``due``: when its caller's
+        budget ends."""
         with self._lock:
             group = self._open
             if group is None:
                 group = self._open = Group()
+            if due is not None and (group.due is None or due < group.due):
+                group.due = due
             group.rows.append(row)
             group.keys.append(key)
             self._pending[key] = group
@@ -140,7 +146,7 @@ class Commits(Generic[Row]):
     def commit(self, group: Group[Row], sides: Sides[Row]) -> None:
         """Write a group the caller leads; on failure undo exactly its rows, then finish it."""
         try:
-            sides.write(group.rows)
+            sides.write(group.rows, group.due)
         except BaseException as error:
             sides.undo(group.rows)
             self.finish(group, error)
@@ -158,7 +164,7 @@ class Commits(Generic[Row]):
                     await waiting
                 continue
             try:
-                await sides.write(leading.rows)
+                await sides.write(leading.rows, leading.due)
             except BaseException as error:
                 await sides.undo(leading.rows)
                 self.finish(leading, error)

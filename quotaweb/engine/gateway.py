@@ -49,11 +49,12 @@ nothing), and is then undone exactly; a write cut off without knowing whether it
 doubt* and settled by the partition's next write (``quotaweb.allocations.doubts``). A writer waits
 for a partition lock no longer than what its bound leaves (``PartitionBusy``, a 503); so does a
 release or a batch waiting for a group write under way (``_settled``). A single allocation waits
-for its group's outcome without a bound of its own: that outcome comes within the bound of the
-group's leader (the write under way, then its own group's, each bounded on the client side), and
-answering before it would acknowledge a row that may still commit or fail. While a partition has
-writes in doubt, a group's write takes the partition lock for its settling (2 then 3, as a
-release's). Reads take no partition lock (the engine's own lock keeps each whole), except
+for its group's outcome without a bound of its own (answering before it would acknowledge a row
+that may still commit, or refuse one that may): a group's write is given up on when the earliest
+budget of its callers ends (``Group.due``, ``waits.until``), so the write under way ends within
+the budget of callers admitted before this one, and its own group's within its own. While a
+partition has writes in doubt, a group's write takes the partition lock for its settling (2 then
+3, as a release's). Reads take no partition lock (the engine's own lock keeps each whole), except
 ``live_snapshot``, which tries it for ``SNAPSHOT_LOCK_SECONDS``: /healthz, /metrics and the
 YuniKorn reads answer while a write waits for the database.
 
@@ -92,7 +93,7 @@ from quotaweb.engine.live import (
 )
 from quotaweb.engine.quotatrees import trees_reset
 from quotaweb.engine.reads import EngineReads
-from quotaweb.postgresql.waits import remaining
+from quotaweb.postgresql.waits import due, remaining, until
 from trackers import Engine, InvalidRequest, NotTracked, compile_config, parse_config
 from trackers.config.model import Config
 from trackers.gcpause import paused_gc
@@ -362,7 +363,7 @@ class Gateway(EngineReads):
                     if not outcome.allowed or outcome.replayed:
                         self._log(slot, outcome)
                         return outcome
-                    group = commits.add(request.key, outcome.allocation)
+                    group = commits.add(request.key, outcome.allocation, due=due())
                     break
             # A retry of an allocation whose row is not durable yet: answered once it is (or
             # admitted afresh if its write failed).
@@ -379,7 +380,11 @@ class Gateway(EngineReads):
             with slot.lock:
                 self._undo(slot, [Step("allocate", allocation) for allocation in rows])
 
-        return Sides(lambda rows: write(rows, []), undo, partial(self._committed, slot))
+        def write_group(rows: list[LiveAllocation], at: float | None) -> None:
+            with until(at):
+                write(rows, [])
+
+        return Sides(write_group, undo, partial(self._committed, slot))
 
     @staticmethod
     def _committed(slot: PartitionSlot, rows: list[LiveAllocation]) -> None:
@@ -408,10 +413,16 @@ class Gateway(EngineReads):
             if not outcome.allowed or outcome.replayed:
                 self._log(slot, outcome)
                 return outcome
-            group = slot.commits.add(request.key, outcome.allocation)
+            group = slot.commits.add(request.key, outcome.allocation, due=due())
         finally:
             slot.lock.release()
-        sides = LoopSides(write, partial(self._undo_on_loop, slot), partial(self._committed, slot))
+        async def write_group(rows: list[LiveAllocation], at: float | None) -> None:
+            with until(at):
+                await write(rows)
+
+        sides = LoopSides(
+            write_group, partial(self._undo_on_loop, slot), partial(self._committed, slot)
+        )
         await asyncio.shield(slot.commits.see_through_on_loop(group, sides))
         if group.error is not None:
             raise group.error
