@@ -21,6 +21,7 @@ from django.utils import timezone
 from psycopg import pq
 from psycopg.copy import LibpqWriter
 from psycopg.types.json import Jsonb
+from psycopg_pool import PoolTimeout
 
 from quotaweb.allocations import doubts
 from quotaweb.allocations.models import Allocation
@@ -97,8 +98,11 @@ def _doubted(
             )
             yield
         doubts.doubts_settled(partition, settled)
-    except Exception:
-        if doubts.outcome_unknown(driver):
+    except Exception as error:
+        # A write that got no connection sent nothing. The one it began with was let go by
+        # Django before any statement (a failed health check gives it back to the pool), and
+        # its session may be another request's by now, which the settling would end.
+        if doubts.outcome_unknown(driver) and not isinstance(error.__cause__, PoolTimeout):
             doubts.doubt_record(partition=partition, keys=[*stored, *deleted], backend=backend)
         raise
 
