@@ -37,6 +37,7 @@ from concurrent.futures import Executor
 from typing import Any
 
 import orjson
+from csp.utils import build_policy
 from django.conf import settings
 from django.core.signals import setting_changed
 from django.db import close_old_connections
@@ -195,7 +196,8 @@ def _token(headers: dict[bytes, bytes]) -> str | None:
 def _response_headers(
     view: type, secure: bool, length: int, body: bool
 ) -> list[tuple[bytes, bytes]]:
-    """What DRF's view and the middleware (security, clickjacking, common) add to an answer."""
+    """What DRF's view and the middleware (security, clickjacking, CSP, common) add to an
+    answer."""
     fixed = _fixed_headers.get((view, secure, body))
     if fixed is None:
         fixed = _fixed_headers[view, secure, body] = _headers_from_settings(view, secure, body)
@@ -224,6 +226,13 @@ def _headers_from_settings(view: type, secure: bool, body: bool) -> list[tuple[b
             (b"Cross-Origin-Opener-Policy", settings.SECURE_CROSS_ORIGIN_OPENER_POLICY.encode())
         )
     headers.append((b"X-Frame-Options", settings.X_FRAME_OPTIONS.upper().encode()))
+    # django-csp's middleware: the same policy text, built by it from the same settings.
+    for header, report_only in (
+        (b"Content-Security-Policy", False), (b"Content-Security-Policy-Report-Only", True)
+    ):
+        policy_text = build_policy(report_only=report_only)
+        if policy_text:
+            headers.append((header, policy_text.encode()))
     return headers
 
 

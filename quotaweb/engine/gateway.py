@@ -5,7 +5,9 @@ import time or in ``AppConfig.ready()``: an import-time singleton would be copie
 processes and shared between tests. Exactly one process may own a partition's engine.
 
 The engine is thread-safe on its own; the per-partition lock keeps multi-step gateway work (an
-allocation's engine change and its ledger write, a batch) in one piece.
+allocation's admission, a release's or a batch's engine changes and ledger write) in one piece.
+Single allocations share their commits (``quotaweb.engine.commits``): the lock covers only the
+admission, and the admitted rows are written in groups outside it.
 
 Lock order
 ----------
@@ -27,22 +29,36 @@ may wait only for locks further down this list, never for one above it):
 4. a partition's **elastic computation lock** (``ElasticState.lock``): it takes only the
    engine's lock below;
 5. leaf locks that guard one structure and call out to nothing: the engine's own lock, the
-   quota tree manager's, the event log's, the metrics registry's.
+   quota tree manager's, the event log's, the metrics registry's, a partition's group-commit
+   lock (``commits.Commits``).
 
-An allocation on the event loop (``Gateway.allocate_on_loop``) holds its partition lock across
-its awaited ledger write; it only ever tries the lock, and nothing on the loop's thread waits for
-a partition lock, so the loop never blocks on one and the order is the same.
+A single allocation takes its partition lock only to admit (2 then 5: the engine, then its
+group), releases it, and then leads its group's write or waits for the write under way to
+finish; the write holds no partition lock (0 then 3). A leader whose write failed takes the
+partition lock to undo its group after the transaction has ended (0 then 2). Waiting for
+another thread's group write is never done while holding a partition lock: a release or a batch
+(``Gateway._settled``) takes the lock, writes the open group itself (2 then 3, as its own write),
+and if another group is being written lets the lock go and waits before taking it again. An
+allocation on the event loop (``Gateway.allocate_on_loop``) only ever tries the partition lock,
+never across an await, and undoes a failed group in a thread when the lock is held; nothing on
+the loop's thread waits for a partition lock, so the loop never blocks on one.
 
-Every wait is bounded. A partition lock is held across a ledger write (2 then 3), a database
-round trip that a stalled server would make last for ever: the write gives up after the statement
-bound (``quotaweb.postgresql.waits``: ``statement_timeout`` on the server, and on the client for a
-server that answers nothing), and is then undone exactly. A writer waits for a partition lock no
-longer than what its bound leaves (``PartitionBusy``, a 503). Reads take no partition lock (the
-engine's own lock keeps each whole), except ``live_snapshot``, which tries it for
-``SNAPSHOT_LOCK_SECONDS``: /healthz, /metrics and the YuniKorn reads answer while a write waits
-for the database.
+Every wait is bounded (``quotaweb.postgresql.waits``). A ledger write gives up after the
+statement bound (``statement_timeout`` on the server, and on the client for a server that answers
+nothing), and is then undone exactly; a write cut off without knowing whether it committed is *in
+doubt* and settled by the partition's next write (``quotaweb.allocations.doubts``). A writer waits
+for a partition lock no longer than what its bound leaves (``PartitionBusy``, a 503); so does a
+release or a batch waiting for a group write under way (``_settled``). A single allocation waits
+for its group's outcome without a bound of its own (answering before it would acknowledge a row
+that may still commit, or refuse one that may): a group's write is given up on when the earliest
+budget of its callers ends (``Group.due``, ``waits.until``), so the write under way ends within
+the budget of callers admitted before this one, and its own group's within its own. While a
+partition has writes in doubt, a group's write takes the partition lock for its settling (2 then
+3, as a release's). Reads take no partition lock (the engine's own lock keeps each whole), except
+``live_snapshot``, which tries it for ``SNAPSHOT_LOCK_SECONDS``: /healthz, /metrics and the
+YuniKorn reads answer while a write waits for the database.
 
-So an allocation holds its partition lock and then writes the ledger (2 then 3), and a
+So a release or a batch holds its partition lock and then writes the ledger (2 then 3), and a
 configuration change takes the switch lock, compiles the new limits (no lock), stores the
 version in a transaction and commits it (1 then 3), and only then takes each partition lock in
 turn to install the compiled limits, a few assignments (1 then 2), and rebuilds the elastic
@@ -51,8 +67,9 @@ an allocation never waits for their computation, only for the assignment. The re
 waiting for a partition lock, was a deadlock on SQLite: the allocation holding the partition lock
 waited for the write lock the apply held, until SQLite's busy timeout gave up. Readers of the
 engines that also write (the usage sampler) read the engines first and open their transaction
-after. The same order bounds every wait: an allocation waits on an apply for one install, and an
-apply waits for one allocation's (or batch's) ledger commit per partition.
+after. The same order bounds every wait: an allocation waits on an apply for one install and for
+at most two group writes (the one under way, then its own), and an apply waits for one release's
+(or batch's) ledger commit per partition.
 """
 
 from __future__ import annotations
@@ -60,25 +77,25 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Literal, NamedTuple
 
+from quotaweb.engine.commits import Commits, LoopSides, Sides
 from quotaweb.engine.elastic import ElasticState
 from quotaweb.engine.live import (
-    EVENTS_KEPT,
     EventLog,
-    EventsPage,
     LiveAllocation,
     LiveSet,
-    NewestEvents,
     named_tuple,
 )
 from quotaweb.engine.quotatrees import trees_reset
-from quotaweb.postgresql.waits import remaining
-from trackers import Changes, Engine, InvalidRequest, NotTracked, compile_config, parse_config
-from trackers.config.model import Config, Partition
+from quotaweb.engine.reads import EngineReads
+from quotaweb.postgresql.waits import due, remaining, until
+from trackers import Engine, InvalidRequest, NotTracked, compile_config, parse_config
+from trackers.config.model import Config
 from trackers.gcpause import paused_gc
 
 ERR_NOT_LOADED = "the quota engines are still starting; try again in a moment"
@@ -146,8 +163,8 @@ class ApplicationNotFound(AllocationNotFound):
 class PartitionSlot:
     engine: Engine
     lock: threading.RLock = field(default_factory=threading.RLock)
-    # Held with the lock by an allocation on the event loop (``Gateway.allocate_on_loop``).
-    on_loop: bool = False
+    # Admitted allocations on their way to the ledger (``quotaweb.engine.commits``).
+    commits: Commits[LiveAllocation] = field(default_factory=Commits)
     live: LiveSet = field(default_factory=LiveSet)
     events: EventLog = field(default_factory=EventLog)
     elastic: ElasticState = field(init=False)
@@ -182,23 +199,6 @@ class Operation(NamedTuple):
 BatchResult = Admission | LiveAllocation | Exception
 
 
-class LiveSnapshot(NamedTuple):
-    """Live allocations of a partition (or of one application) as they stood at one moment, and
-    the partition's kept events up to that same moment, oldest first (``LiveSet``, ``EventLog``).
-    Walking the events back from the allocations retraces how they came to be."""
-
-    allocations: list[LiveAllocation]
-    events: list[dict[str, Any]]
-
-
-class UserHeadroom(NamedTuple):
-    """What a user may still add in a queue (``resources``, None for unlimited) and whether the
-    application may run (``can_run``)."""
-
-    resources: dict[str, int] | None
-    can_run: bool
-
-
 class Step(NamedTuple):
     """One engine change of an allocation or a batch, kept until its ledger write has committed
     so that ``_undo`` can take it back. (One per operation: its cost beside the engine's work
@@ -213,11 +213,10 @@ LedgerWrite = Callable[[list[LiveAllocation], list[str]], None]
 # (one transaction, committed when it ends without an error) giving a function that takes
 # admitted allocations. The database stores one part while the engine works on the next.
 LedgerSend = Callable[[list[LiveAllocation]], None]
-# What stores one admitted allocation for a caller on an event loop, committed when it returns.
-LoopLedgerWrite = Callable[[LiveAllocation], Awaitable[None]]
+# What stores admitted allocations (a group, in order) for a caller on an event loop, in one
+# transaction committed when it returns.
+LoopLedgerWrite = Callable[[list[LiveAllocation]], Awaitable[None]]
 LedgerStream = Callable[[], AbstractContextManager[LedgerSend]]
-# How long a snapshot of the live allocations waits for its partition's lock (``live_snapshot``).
-SNAPSHOT_LOCK_SECONDS = 0.1
 # Allocations sent to a stream at a time: small enough that the database's work overlaps the
 # engine's, large enough that the sending costs little.
 STREAMED_ROWS = 100
@@ -242,7 +241,7 @@ def _batch_events(
             yield "released", result, _NO_EXTRA
 
 
-class Gateway:
+class Gateway(EngineReads):
     """The engines of every configured partition, in configuration order."""
 
     def __init__(self, slots: dict[str, PartitionSlot]) -> None:
@@ -270,17 +269,29 @@ class Gateway:
             raise UnknownPartition(partition) from None
 
     @staticmethod
-    @contextmanager
-    def _holding(slot: PartitionSlot, partition: str) -> Iterator[None]:
+    def _acquire(slot: PartitionSlot, partition: str) -> None:
         """The partition's lock for a write, waited for no longer than the write's database
         bound leaves (``quotaweb.postgresql.waits.remaining``): ``PartitionBusy`` past it."""
         wait = remaining()
         if not slot.lock.acquire(timeout=-1 if wait is None else wait):
             raise PartitionBusy(partition)
+
+    @contextmanager
+    def _holding(self, slot: PartitionSlot, partition: str) -> Iterator[None]:
+        self._acquire(slot, partition)
         try:
             yield
         finally:
             slot.lock.release()
+
+    @contextmanager
+    def settling(self, partition: str) -> Iterator[set[str]]:
+        """The partition's lock (bounded like a write's) for settling writes in doubt
+        (``quotaweb.allocations.doubts``), with the keys admitted but not yet durable: no
+        admission interleaves, and those keys are stored by their own group's write."""
+        slot = self._slot(partition)
+        with self._holding(slot, partition):
+            yield slot.commits.unsettled()
 
     @contextmanager
     def engine(self, partition: str) -> Iterator[Engine]:
@@ -329,68 +340,128 @@ class Gateway:
         slot = self._slots.get(partition)
         return slot is not None and slot.elastic.enabled
 
-    # -- allocations: the engine change and the ledger write under one lock ------------------------
+    # -- allocations: admitted under the partition lock, their rows committed in groups ------------
 
     def allocate(
         self, partition: str, request: LiveAllocation, *, write: LedgerWrite
     ) -> Admission:
-        """Admit and apply ``request``, store it with ``write``, and only then answer.
+        """Admit and apply ``request`` under the partition's lock, then see its row committed
+        with the others admitted meanwhile (``quotaweb.engine.commits``), and only then answer.
 
-        A retry of a live key with the same request answers it again without counting twice;
-        with another request it is a ``KeyConflict``. If ``write`` fails, the engine change is
-        undone and the error propagates: nothing is acknowledged that is not stored.
+        A retry of a live key with the same request answers it again without counting twice
+        (once its row is durable); with another request it is a ``KeyConflict``. If the group's
+        write fails, its admissions are undone in the engine and the database's error is raised
+        to each of them: nothing is acknowledged that is not stored.
         """
         slot = self._slot(partition)
-        with self._holding(slot, partition):
-            outcome = self._allocate(slot, request)
-            if outcome.allowed and not outcome.replayed:
-                try:
-                    write([outcome.allocation], [])
-                except BaseException:
-                    self._undo(slot, [Step("allocate", outcome.allocation)])
-                    raise
-            self._log(slot, outcome)
-            return outcome
+        commits = slot.commits
+        while True:
+            with self._holding(slot, partition):
+                pending = commits.pending(request.key)
+                if pending is None:
+                    outcome = self._allocate(slot, request)
+                    if not outcome.allowed or outcome.replayed:
+                        self._log(slot, outcome)
+                        return outcome
+                    group = commits.add(request.key, outcome.allocation, due=due())
+                    break
+            # A retry of an allocation whose row is not durable yet: answered once it is (or
+            # admitted afresh if its write failed).
+            slot.commits.see_through(pending, self._sides(slot, write))
+        slot.commits.see_through(group, self._sides(slot, write))
+        if group.error is not None:
+            raise group.error
+        return outcome
+
+    def _sides(self, slot: PartitionSlot, write: LedgerWrite) -> Sides[LiveAllocation]:
+        """How this thread writes a group of ``slot`` it leads, and undoes it on failure."""
+
+        def undo(rows: list[LiveAllocation]) -> None:
+            with slot.lock:
+                self._undo(slot, [Step("allocate", allocation) for allocation in rows])
+
+        def write_group(rows: list[LiveAllocation], at: float | None) -> None:
+            with until(at):
+                write(rows, [])
+
+        return Sides(write_group, undo, partial(self._committed, slot))
+
+    @staticmethod
+    def _committed(slot: PartitionSlot, rows: list[LiveAllocation]) -> None:
+        slot.events.extend(("allocated", allocation, _NO_EXTRA) for allocation in rows)
 
     async def allocate_on_loop(
         self, partition: str, request: LiveAllocation, *, write: LoopLedgerWrite
     ) -> Admission | None:
-        """``allocate`` for a caller on an event loop, whose ledger write is awaited there: the
-        same discipline (stored under the partition's lock before the answer, undone if the
-        write fails) without a hop to a thread and back.
+        """``allocate`` for a caller on an event loop, whose group's write (when it leads one)
+        is awaited there: the same discipline without a hop to a thread and back.
 
         The partition's lock is only tried, never waited for: None when it is held (by a
-        batch, an apply, a thread's allocation, or another allocation on this loop awaiting its
-        write), and the caller takes ``allocate`` in a thread instead, which may wait. Nothing
-        on the loop's thread waits for a partition lock, so one held across the await stalls
-        only threads, as any allocation's write does. The locked part runs as a task of its own
-        that a cancelled caller does not stop: a write cut off midway could commit after its
-        undo.
+        batch, a release, an apply, a thread's admission) or when the key's row is still being
+        written, and the caller takes ``allocate`` in a thread instead, which may wait. The
+        lock covers only the admission; the commit is awaited outside it. Seeing the group
+        through runs as a task of its own that a cancelled caller does not stop: a write cut
+        off midway could commit after its undo, and the group's other rows need a leader.
         """
         slot = self._slot(partition)
-        # The lock is re-entrant: the loop's thread, its owner, would get it again. The flag
-        # keeps a second allocation on the loop out while the first awaits its write.
-        if slot.on_loop or not slot.lock.acquire(blocking=False):
+        if not slot.lock.acquire(blocking=False):
             return None
-        slot.on_loop = True
-        return await asyncio.shield(self._allocate_holding(slot, request, write))
-
-    async def _allocate_holding(
-        self, slot: PartitionSlot, request: LiveAllocation, write: LoopLedgerWrite
-    ) -> Admission:
-        """The part of ``allocate_on_loop`` under the lock, which it releases when done."""
         try:
+            if slot.commits.pending(request.key) is not None:
+                return None
             outcome = self._allocate(slot, request)
-            if outcome.allowed and not outcome.replayed:
-                try:
-                    await write(outcome.allocation)
-                except BaseException:
-                    self._undo(slot, [Step("allocate", outcome.allocation)])
-                    raise
-            self._log(slot, outcome)
-            return outcome
+            if not outcome.allowed or outcome.replayed:
+                self._log(slot, outcome)
+                return outcome
+            group = slot.commits.add(request.key, outcome.allocation, due=due())
         finally:
-            slot.on_loop = False
+            slot.lock.release()
+        async def write_group(rows: list[LiveAllocation], at: float | None) -> None:
+            with until(at):
+                await write(rows)
+
+        sides = LoopSides(
+            write_group, partial(self._undo_on_loop, slot), partial(self._committed, slot)
+        )
+        await asyncio.shield(slot.commits.see_through_on_loop(group, sides))
+        if group.error is not None:
+            raise group.error
+        return outcome
+
+    async def _undo_on_loop(self, slot: PartitionSlot, rows: list[LiveAllocation]) -> None:
+        """Undo a failed group on the loop, which never waits for a partition lock: when a
+        thread holds it (for an admission, briefly), the undo waits in a thread."""
+        done = [Step("allocate", allocation) for allocation in rows]
+        if slot.lock.acquire(blocking=False):
+            try:
+                self._undo(slot, done)
+            finally:
+                slot.lock.release()
+        else:
+            await asyncio.to_thread(self._undo_locked, slot, done)
+
+    @contextmanager
+    def _settled(
+        self, slot: PartitionSlot, partition: str, write: LedgerWrite
+    ) -> Iterator[None]:
+        """Hold the partition's lock with every admission of the partition durable, for work
+        that writes the ledger itself (a release, a batch): the open group is written first, by
+        this thread, and a write under way elsewhere is waited for without the lock (its
+        leader needs the lock to undo a failure). A release of a key whose row is still being
+        written is therefore never acknowledged before it, and never deletes before it."""
+        while True:
+            self._acquire(slot, partition)
+            leading = slot.commits.lead()
+            if leading is not None:
+                slot.commits.commit(leading, self._sides(slot, write))
+            if slot.commits.idle():
+                break
+            slot.lock.release()
+            if not slot.commits.wait(timeout=remaining()):
+                raise PartitionBusy(partition)
+        try:
+            yield
+        finally:
             slot.lock.release()
 
     @staticmethod
@@ -407,7 +478,7 @@ class Gateway:
         """Delete the allocation from the ledger with ``write``, then take its usage back (and
         stop its application running when it was the application's last)."""
         slot = self._slot(partition)
-        with self._holding(slot, partition):
+        with self._settled(slot, partition, write):
             if key not in slot.live.by_key:
                 raise AllocationNotFound(key, partition=partition)
             write([], [key])
@@ -419,7 +490,7 @@ class Gateway:
         self, partition: str, application_id: str, *, write: LedgerWrite
     ) -> list[LiveAllocation]:
         slot = self._slot(partition)
-        with self._holding(slot, partition):
+        with self._settled(slot, partition, write):
             keys = sorted(slot.live.by_application.get(application_id, ()))
             if not keys:
                 raise ApplicationNotFound(application_id, partition=partition)
@@ -448,7 +519,7 @@ class Gateway:
             stream = None
         # A batch makes a few objects per operation and keeps them; the cyclic collector would
         # rescan every live allocation several times over (a third of a 1,000-operation batch).
-        with self._holding(slot, partition), paused_gc():
+        with self._settled(slot, partition, write), paused_gc():
             results: list[BatchResult] = []
             done: list[Step] = []
             # An allocation made and released within the batch never reaches the ledger.
@@ -515,67 +586,6 @@ class Gateway:
                 count += 1
         return count
 
-    def headroom(
-        self, partition: str, *, queue_path: str, user: str, groups: Sequence[str],
-        application_id: str,
-    ) -> UserHeadroom:
-        """What the user may still add there (None for unlimited) and whether the application
-        may run, changing nothing."""
-        engine = self._reader(partition)
-        return UserHeadroom(
-            engine.headroom(queue_path, application_id, user, groups),
-            engine.can_run_app(queue_path, application_id, user, groups),
-        )
-
-    def events(self, partition: str, *, after: int, limit: int) -> EventsPage:
-        return self._slot(partition).events.after(after, limit=limit)
-
-    def events_newest(self, partition: str, *, after: int, limit: int) -> NewestEvents:
-        return self._slot(partition).events.newest(after, limit=limit)
-
-    def live_allocation(self, partition: str, key: str) -> LiveAllocation | None:
-        """The live allocation of ``key``, None when there is none."""
-        return self._slot(partition).live.by_key.get(key)
-
-    def live_count(self, partition: str) -> int:
-        return len(self._slot(partition).live.by_key)
-
-    def live_counts(self, partition: str) -> tuple[int, int]:
-        """``(live allocations, applications with a live allocation)``, without the partition
-        lock (each count is read whole; the two may be a change apart)."""
-        live = self._slot(partition).live
-        return len(live.by_key), len(live.by_application)
-
-    def live_snapshot(
-        self, partition: str, *, application_id: str | None = None
-    ) -> LiveSnapshot:
-        """The live allocations (every one, or one application's) as they stood at one moment,
-        with the events kept up to that moment: copied under the partition's lock, which holds
-        it only as long as the list takes; the events are read after it, and those numbered
-        later are dropped.
-
-        The lock is waited for at most ``SNAPSHOT_LOCK_SECONDS``: a writer holds it across its
-        ledger write, which a stalled database makes last as long as its bound. Past that the
-        copy is made without it (copying a dict or a set is one step no other thread
-        interleaves with), and may hold an allocation whose write is still under way, not yet
-        in the events."""
-        slot = self._slot(partition)
-        locked = slot.lock.acquire(timeout=SNAPSHOT_LOCK_SECONDS)
-        try:
-            by_key = slot.live.by_key
-            if application_id is None:
-                allocations = list(by_key.values())
-            else:
-                keys = tuple(slot.live.by_application.get(application_id, ()))
-                found = (by_key.get(key) for key in keys)
-                allocations = [allocation for allocation in found if allocation is not None]
-            last = slot.events.newest(0, limit=0).last
-        finally:
-            if locked:
-                slot.lock.release()
-        events = slot.events.after(0, limit=EVENTS_KEPT).events
-        return LiveSnapshot(allocations, [event for event in events if event["seq"] <= last])
-
     @staticmethod
     def _allocate(slot: PartitionSlot, request: LiveAllocation) -> Admission:
         existing = slot.live.by_key.get(request.key)
@@ -605,6 +615,11 @@ class Gateway:
         )
         return slot.live.remove(key)
 
+    @classmethod
+    def _undo_locked(cls, slot: PartitionSlot, done: list[Step]) -> None:
+        with slot.lock:
+            cls._undo(slot, done)
+
     @staticmethod
     def _undo(slot: PartitionSlot, done: list[Step]) -> None:
         """Take back engine changes whose ledger write failed, newest first."""
@@ -622,69 +637,6 @@ class Gateway:
                     allocation.groups, dict(allocation.resource),
                 )
                 slot.live.add(allocation)
-
-    # -- reads: the engine alone (thread-safe on its own), never the partition lock --------------
-
-    def _reader(self, partition: str) -> Engine:
-        """The partition's engine for a read. Reads take no partition lock: a writer holds it
-        across its ledger write, which may wait for the database as long as its bound, and a
-        health check, a scrape or a dashboard must answer meanwhile. The engine's own lock
-        keeps each read whole; what a read sees may include an allocation whose ledger write
-        is still under way (and is taken back if that write fails)."""
-        return self._slot(partition).engine
-
-    def config(self, partition: str) -> Partition:
-        """The partition's configuration as its engine holds it."""
-        return self._reader(partition).config
-
-    def summary(self, partition: str) -> dict[str, Any]:
-        """``{version, users, groups, queues, seq}`` for health checks and overviews."""
-        return self._reader(partition).summary()
-
-    def over_limits(
-        self, partition: str, *, limits: Partition | None = None,
-        users: list[dict[str, Any]] | None = None, groups: list[dict[str, Any]] | None = None,
-    ) -> list[dict[str, Any]]:
-        """Who uses more than ``limits`` (a partition's config; default the one in force) allow
-        (``Engine.over_limits``: usage now, or the ``users`` and ``groups`` snapshots given)."""
-        return self._reader(partition).over_limits(limits, users=users, groups=groups)
-
-    def queues_usage(self, partition: str) -> dict[str, Any]:
-        return self._reader(partition).queues_usage()
-
-    def users_usage(self, partition: str) -> list[dict[str, Any]]:
-        return self._reader(partition).users_usage()
-
-    def groups_usage(self, partition: str) -> list[dict[str, Any]]:
-        return self._reader(partition).groups_usage()
-
-    def seq(self, partition: str) -> int:
-        """The partition engine's change counter (see ``changes_since``)."""
-        return self._reader(partition).seq
-
-    def changes_since(self, partition: str, seq: int) -> Changes:
-        """Users, groups and queues changed after ``seq`` (``trackers.Changes``)."""
-        return self._reader(partition).changes_since(seq)
-
-    def user_usage(self, partition: str, name: str) -> dict[str, Any] | None:
-        """One user object (None when the user has no tracker)."""
-        return self._reader(partition).user_usage(name)
-
-    def users_usage_of(
-        self, partition: str, names: Iterable[str]
-    ) -> dict[str, dict[str, Any] | None]:
-        """User objects of several users (None: no tracker), each read whole."""
-        engine = self._reader(partition)
-        return {name: engine.user_usage(name) for name in names}
-
-    def groups_usage_of(
-        self, partition: str, names: Iterable[str]
-    ) -> dict[str, dict[str, Any] | None]:
-        engine = self._reader(partition)
-        return {name: engine.group_usage(name) for name in names}
-
-    def group_usage(self, partition: str, name: str) -> dict[str, Any] | None:
-        return self._reader(partition).group_usage(name)
 
 
 # The process's gateway. Set only by engines_load(); tests reset it around every test.

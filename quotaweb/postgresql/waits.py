@@ -103,6 +103,32 @@ def unbounded() -> Iterator[None]:
         _deadline.reset(token)
 
 
+def due() -> float | None:
+    """When the current budget ends (``time.monotonic()``): the ``deadline`` block's end, else
+    one statement's bound from now; None when the bound is lifted."""
+    at = _deadline.get()
+    if at is None:
+        seconds = statement_seconds()
+        return None if seconds is None else time.monotonic() + seconds
+    return None if at == math.inf else at
+
+
+@contextmanager
+def until(at: float | None) -> Iterator[None]:
+    """The block's budget ends at ``at`` (a ``due()``) or where the current one ends, whichever
+    comes first: work done for several callers (a group's write) ends within the earliest's
+    budget."""
+    current = _deadline.get()
+    if at is None or (current is not None and current <= at):
+        yield
+        return
+    token = _deadline.set(at)
+    try:
+        yield
+    finally:
+        _deadline.reset(token)
+
+
 def remaining() -> float | None:
     """Seconds left of the current ``deadline`` block, else one statement's bound; None when the
     bound is lifted."""

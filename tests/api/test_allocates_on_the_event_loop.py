@@ -218,7 +218,7 @@ def test_an_allocate_abandoned_during_its_write_still_ends_live_and_stored(
             await request
         blocker.execute("ROLLBACK")  # the waiting INSERT goes ahead and commits
         deadline = time.monotonic() + 5
-        while capped_engines._slot("default").on_loop and time.monotonic() < deadline:
+        while not capped_engines._slot("default").commits.idle() and time.monotonic() < deadline:
             await asyncio.sleep(0.01)
 
     try:
@@ -249,3 +249,100 @@ def test_a_write_under_way_is_not_taken_for_a_dropped_connection(on_loop, admin,
         return kept
 
     assert _run(served, scenario)
+
+
+def test_allocates_on_the_loop_made_during_a_write_share_the_next_one(
+    on_loop, admin, capped_engines, monkeypatch
+):
+    served, made = on_loop
+    token = _token(admin)
+    inserts: list[int] = []
+    real = served.ledger._insert
+
+    async def counted(connection, rows, params):
+        inserts.append(rows)
+        await real(connection, rows, params)
+
+    monkeypatch.setattr(served.ledger, "_insert", counted)
+    blocker = own_database_connection()
+    # An uncommitted row with the first key: the loop's first INSERT waits on it.
+    blocker.execute("BEGIN")
+    blocker.execute(
+        "INSERT INTO allocations_allocation (partition, key, application_id, queue_path, "
+        "\"user\", groups, resource, \"group\", created) VALUES ('default', 'k0', 'a', "
+        "'root.eng', 'bob', '[]', '{}', '', now())"
+    )
+
+    async def scenario():
+        await _remember(served, token)
+        first = asyncio.ensure_future(
+            asgi_exchange(served, "POST", ALLOCATIONS, token=token, data=body("k0"))
+        )
+        while not inserts:
+            await asyncio.sleep(0.01)
+        others = [asyncio.ensure_future(asgi_exchange(
+            served, "POST", ALLOCATIONS, token=token, data=body(f"k{n}", user=f"user{n}")
+        )) for n in range(1, 6)]
+        await asyncio.sleep(0.3)
+        # All admitted, none answered while the first write waits.
+        assert capped_engines.live_count("default") == 6
+        assert not any(request.done() for request in [first, *others])
+        blocker.execute("ROLLBACK")
+        return [(await request)[0] for request in [first, *others]]
+
+    try:
+        statuses = _run(served, scenario)
+    finally:
+        blocker.close()
+    assert statuses == [201] * 6
+    assert [status for status, _ in made] == [201] * 6  # all made on the loop
+    # Six allocations, two transactions: the first alone, the five made during it together.
+    assert inserts == [1, 5]
+    assert all(_stored(f"k{n}") for n in range(6))
+
+
+def test_a_failed_group_on_the_loop_undoes_its_admissions_and_no_others(
+    on_loop, admin, capped_engines
+):
+    served, made = on_loop
+    token = _token(admin)
+    blocker = own_database_connection()
+    # An uncommitted row with the first key holds the first write back; a stored row the
+    # engine does not know makes the group admitted meanwhile fail as a whole.
+    blocker.execute("BEGIN")
+    blocker.execute(
+        "INSERT INTO allocations_allocation (partition, key, application_id, queue_path, "
+        "\"user\", groups, resource, \"group\", created) VALUES ('default', 'k0', 'a', "
+        "'root.eng', 'bob', '[]', '{}', '', now())"
+    )
+    with own_database_connection() as database:
+        database.execute(
+            "INSERT INTO allocations_allocation (partition, key, application_id, queue_path, "
+            "\"user\", groups, resource, \"group\", created) VALUES ('default', 'k2', 'a', "
+            "'root.eng', 'bob', '[]', '{}', '', now())"
+        )
+
+    async def scenario():
+        await _remember(served, token)
+        first = asyncio.ensure_future(
+            asgi_exchange(served, "POST", ALLOCATIONS, token=token, data=body("k0"))
+        )
+        await asyncio.sleep(0.2)
+        others = [asyncio.ensure_future(asgi_exchange(
+            served, "POST", ALLOCATIONS, token=token, data=body(f"k{n}", user=f"user{n}")
+        )) for n in range(1, 4)]
+        await asyncio.sleep(0.3)
+        assert capped_engines.live_count("default") == 4
+        blocker.execute("ROLLBACK")
+        return [(await request)[0] for request in [first, *others]]
+
+    try:
+        statuses = _run(served, scenario)
+    finally:
+        blocker.close()
+    assert statuses == [201, 500, 500, 500]
+    assert made[1:] == ["IntegrityError"] * 3  # one failed write, its error to each
+    assert {a.key for a in capped_engines.live_snapshot("default").allocations} == {"k0"}
+    assert _stored("k0")
+    assert not _stored("k1")
+    assert not _stored("k3")

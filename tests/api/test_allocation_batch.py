@@ -9,7 +9,8 @@ from contextlib import contextmanager
 import pytest
 from django.db import transaction
 
-from quotaweb.allocations import services
+from quotaweb.allocations import ledger as ledger_writes
+from quotaweb.allocations import requests, services
 from quotaweb.allocations.models import Allocation
 from quotaweb.engine.gateway import STREAMED_ROWS
 from tests.api.allocation_support import ALLOCATIONS, GiB, body, ledger, used
@@ -38,7 +39,7 @@ def test_operations_run_in_order_and_each_gets_its_result(admin_api, capped_engi
     assert [r["status"] for r in results] == [201, 409, 204, 201, 404, 400, 200]
     assert results[1]["reason"] == "userQuota"
     assert results[5]["details"] == [
-        {"field": "operations[5].op", "message": services.ERR_OP}
+        {"field": "operations[5].op", "message": requests.ERR_OP}
     ]
     assert ledger() == {"c": {"memory": 6 * GiB}}
     assert used("alice") == {"memory": 6 * GiB}
@@ -197,7 +198,7 @@ def _stored_by_insert(partition):
     @contextmanager
     def stream():
         with transaction.atomic():
-            yield lambda allocations: services._ledger_insert(
+            yield lambda allocations: ledger_writes._ledger_insert(
                 partition, allocations, transaction.get_connection()
             )
     return stream

@@ -1,5 +1,5 @@
 """The loop's ledger write reads PostgreSQL's answer from a loop callback, each time with what
-has arrived (``services._read_answer``). An answer can arrive in pieces: the statement's error in
+has arrived (``ledger._read_answer``). An answer can arrive in pieces: the statement's error in
 one, the end of the answer in a later one. The write must fail even then, never succeed because
 the last piece carried no error."""
 
@@ -11,7 +11,7 @@ import psycopg
 import pytest
 from psycopg import pq
 
-from quotaweb.allocations.services import _read_answer
+from quotaweb.allocations.ledger import _read_answer
 
 
 class _Refused:

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from quotaweb.allocations.services import (
+from quotaweb.allocations.requests import (
     ALLOCATION_FIELDS,
     ERR_UNKNOWN_KEY,
     MAX_GROUPS,

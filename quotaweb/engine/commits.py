@@ -1,0 +1,212 @@
+"""Group commit: concurrent allocations of a partition share their ledger commits.
+
+What it buys. An allocation used to hold its partition's lock while its row was committed, so
+a partition admitted one allocation per commit whatever the number of threads or clients: with
+16 clients a scheduler got no more than with one, and each waited in line for everyone else's
+commit. Now the lock covers only the engine's admission, which appends the allocation to the
+partition's *open group*; the ledger write happens outside the lock. The first allocation to
+find no commit in flight *leads*: it takes the open group (itself, for a lone client, so a group
+of one costs what a single write cost) and writes its rows in one transaction. Allocations
+admitted meanwhile join the next open group, which one of them leads as soon as the write in
+flight has finished. No timer gathers a group: a group is whatever arrived during the previous
+commit.
+
+The rules (``quotaweb.engine.gateway`` applies them):
+
+- Nothing is acknowledged before it is durable: each allocation waits until its own group has
+  committed (``Group.done``) and raises the group's error if it failed.
+- The order of admissions is the order of the engine: rows join groups in the engine's order,
+  groups are written one at a time in that order, and a group's rows in one statement in order.
+- A failed write is undone exactly: the leader takes back the engine changes of its group's rows
+  and nothing else (later admissions are in the next group, written afterwards, and admitted
+  against usage that only shrinks by the undo), then finishes the group with the error.
+- Work that must see every admission durable first (a release, a batch) holds the partition's
+  lock with no group in flight and the open one written (``Gateway._settled``).
+
+This module knows nothing of engines or databases: a ``Commits`` holds rows (any object, with
+its key) and says who leads and who waits. Its lock is a leaf: it calls out to nothing while
+held (a waiter's wake-up only sets an event or schedules a callback).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+from collections.abc import Awaitable, Callable
+from typing import Generic, NamedTuple, TypeVar
+
+Row = TypeVar("Row")
+
+
+class Group(Generic[Row]):
+    """Rows committed in one transaction; ``done`` once written or failed (``error``)."""
+
+    __slots__ = ("done", "due", "error", "keys", "rows")
+
+    def __init__(self) -> None:
+        self.rows: list[Row] = []
+        self.keys: list[str] = []
+        self.done = False
+        self.error: BaseException | None = None
+        # When the earliest of its callers' budgets ends (None: none has one); its write is
+        # given up on by then, so no caller waits for it much past its own budget.
+        self.due: float | None = None
+
+
+class Sides(NamedTuple, Generic[Row]):
+    """What a leader does around the group commit: ``write`` the rows in one transaction,
+    ``undo`` their admissions when it fails, and note them ``committed`` before they are
+    answered."""
+
+    write: Callable[[list[Row], float | None], None]
+    undo: Callable[[list[Row]], None]
+    committed: Callable[[list[Row]], None]
+
+
+class LoopSides(NamedTuple, Generic[Row]):
+    """``Sides`` for a leader on an event loop: its write and its undo are awaited."""
+
+    write: Callable[[list[Row], float | None], Awaitable[None]]
+    undo: Callable[[list[Row]], Awaitable[None]]
+    committed: Callable[[list[Row]], None]
+
+
+class Commits(Generic[Row]):
+    """One partition's groups: the open one (taking admissions) and the one being written."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._open: Group[Row] | None = None
+        self._writing: Group[Row] | None = None
+        # Keys admitted but not yet durable: a retry of one must wait for its group.
+        self._pending: dict[str, Group[Row]] = {}
+        # Called when the group being written finishes (each waits for one finish only).
+        self._wakers: list[Callable[[], None]] = []
+
+    def add(self, key: str, row: Row, *, due: float | None = None) -> Group[Row]:
+        """Put an admitted row in the open group (under the partition's lock, so in the
+        engine's order); the group it will be committed with. ``due``: when its caller's
+        budget ends."""
+        with self._lock:
+            group = self._open
+            if group is None:
+                group = self._open = Group()
+            if due is not None and (group.due is None or due < group.due):
+                group.due = due
+            group.rows.append(row)
+            group.keys.append(key)
+            self._pending[key] = group
+            return group
+
+    def pending(self, key: str) -> Group[Row] | None:
+        """The group of ``key`` while its row is not yet durable."""
+        return self._pending.get(key)
+
+    def lead(self) -> Group[Row] | None:
+        """The open group, now the one being written by the caller; None when a write is
+        already under way (the caller waits for it) or nothing is open."""
+        with self._lock:
+            group = self._open
+            if self._writing is not None or group is None:
+                return None
+            self._open = None
+            self._writing = group
+            return group
+
+    def idle(self) -> bool:
+        """Nothing admitted is waiting to be written or being written."""
+        return self._writing is None and self._open is None
+
+    def finish(self, group: Group[Row], error: BaseException | None) -> None:
+        """The leader's write of ``group`` is over (committed, or failed and already undone):
+        its waiters answer, and those of the open group may lead it."""
+        with self._lock:
+            group.error = error
+            group.done = True
+            self._writing = None
+            pending = self._pending
+            for key in group.keys:
+                if pending.get(key) is group:
+                    del pending[key]
+            wakers, self._wakers = self._wakers, []
+        for wake in wakers:
+            wake()
+
+    def see_through(self, group: Group[Row], sides: Sides[Row]) -> None:
+        """In a thread: lead or wait for writes until ``group`` is done (its ``error`` set if
+        its write failed)."""
+        while not group.done:
+            leading = self.lead()
+            if leading is None:
+                self.wait(group)
+            else:
+                self.commit(leading, sides)
+
+    def commit(self, group: Group[Row], sides: Sides[Row]) -> None:
+        """Write a group the caller leads; on failure undo exactly its rows, then finish it."""
+        try:
+            sides.write(group.rows, group.due)
+        except BaseException as error:
+            sides.undo(group.rows)
+            self.finish(group, error)
+            return
+        sides.committed(group.rows)
+        self.finish(group, None)
+
+    async def see_through_on_loop(self, group: Group[Row], sides: LoopSides[Row]) -> None:
+        """``see_through`` for a caller on an event loop, its writes awaited there."""
+        while not group.done:
+            leading = self.lead()
+            if leading is None:
+                waiting = self.wait_on_loop(group)
+                if waiting is not None:
+                    await waiting
+                continue
+            try:
+                await sides.write(leading.rows, leading.due)
+            except BaseException as error:
+                await sides.undo(leading.rows)
+                self.finish(leading, error)
+            else:
+                sides.committed(leading.rows)
+                self.finish(leading, None)
+
+    def wait(self, group: Group[Row] | None = None, *, timeout: float | None = None) -> bool:
+        """In a thread: wait until the write under way finishes (at once when none is, or when
+        ``group`` is already done); False if ``timeout`` seconds passed first. Without one it is
+        bounded by that write, which its leader's database bound ends
+        (``quotaweb.postgresql.waits``)."""
+        event = threading.Event()
+        with self._lock:
+            if self._writing is None or (group is not None and group.done):
+                return True
+            self._wakers.append(event.set)
+        return event.wait(timeout)
+
+    def unsettled(self) -> set[str]:
+        """Keys admitted whose rows are not durable yet (their group's write stores them)."""
+        with self._lock:
+            return set(self._pending)
+
+    def wait_on_loop(self, group: Group[Row]) -> asyncio.Future[None] | None:
+        """``wait`` for a caller on an event loop: a future to await, or None if there is
+        nothing to wait for. Set from whichever thread finishes the write."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[None] = loop.create_future()
+        with self._lock:
+            if self._writing is None or group.done:
+                return None
+            self._wakers.append(lambda: _wake_on(loop, future))
+        return future
+
+
+def _wake_on(loop: asyncio.AbstractEventLoop, future: asyncio.Future[None]) -> None:
+    # A closed loop refuses the call: nobody awaits the future any more.
+    with contextlib.suppress(RuntimeError):
+        loop.call_soon_threadsafe(_settle, future)
+
+
+def _settle(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
