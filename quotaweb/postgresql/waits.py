@@ -13,7 +13,7 @@ the lock wait and the ledger write together stay within one bound.
 
 A statement given up on this way may or may not have committed: it may sit unread in the frozen
 server's socket and run once the server goes on. The connection is closed (never reused) and the
-error says so (``OutcomeUnknown``); ``quotaweb.allocations.services`` settles such writes.
+error says so (``OutcomeUnknown``); ``quotaweb.allocations.doubts`` settles such writes.
 """
 
 from __future__ import annotations
