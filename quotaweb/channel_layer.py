@@ -171,7 +171,12 @@ class ResilientRedisChannelLayer(RedisChannelLayer):
             self._restart_watches[loop] = loop.create_task(self._watch_restarts())
 
     def forget_reconnect(self, channel: str) -> None:
-        self._listeners.pop(channel, None)
+        loop = self._listeners.pop(channel, None)
+        if loop is not None and loop not in self._listeners.values():
+            # Its last listener gone: a watch left running held up the closing of its loop.
+            watch = self._restart_watches.pop(loop, None)
+            if watch is not None:
+                watch.cancel()
 
     async def receive(self, channel: str) -> dict:
         delay = RETRY_FIRST_SECONDS
@@ -228,7 +233,8 @@ class ResilientRedisChannelLayer(RedisChannelLayer):
                         await self._tell_restarted(loop)
                 await asyncio.sleep(RESTART_CHECK_SECONDS)
         finally:
-            self._restart_watches.pop(loop, None)
+            if self._restart_watches.get(loop) is asyncio.current_task():
+                del self._restart_watches[loop]
             self._run_ids.pop(loop, None)
 
     async def _tell_restarted(self, loop: asyncio.AbstractEventLoop) -> None:
