@@ -9,8 +9,11 @@ a socket's consumer (the socket closes with 1011) or the engine owner's channel.
 Redis keeps nothing on disk here, so after it restarts the group memberships and messages in
 flight are gone. A receiver that registered with ``notify_reconnect`` is then handed one message
 of type ``layer.reconnected`` (its consumer's ``layer_reconnected`` handler re-joins its groups
-and asks for fresh snapshots), whichever receive noticed the outage: channels-redis lets one
-receive at a time read for all of a process's sockets, so the others only learn of it this way.
+and asks for fresh snapshots). A restart is told by Redis's ``run_id``, which each event loop
+with listeners reads every ``RESTART_CHECK_SECONDS``, not by a failed receive: redis-py's retry
+often reconnects a receive to the new Redis before any error shows, and then the sockets only
+learnt of the restart when the engine owner's heartbeats had been missing for seconds. A Redis
+that merely dropped its connections kept the groups, so re-joining is not needed then.
 
 Sized for a crowd (``redis_layer_config``). channels-redis keeps every answer to any socket of
 one process in a single Redis queue (the process's ``specific.*!`` channel), and every request
@@ -22,12 +25,17 @@ past it fails as a lost Redis would, so what it was for is tried again. Not redi
 pool: its release waits for a lock, and a command cancelled there (a socket closing under a
 crowd) never gave its connection back; the pool ran dry and sockets got nothing. A full pool is
 not a lost Redis either: a receive that meets one waits a moment and goes on, without telling
-every socket to re-join (which, under a crowd, filled the pool again).
+every socket to re-join (which, under a crowd, filled the pool again). And a crowd's commands
+wait their turn, ``COMMANDS_AT_ONCE`` per event loop: 1,000 sockets re-joining at once after a
+restart ran 3,000 commands together, each on a connection of its own, so the pool was full and
+a third of them failed and were asked again seconds later; opening that many connections was
+most of the web process's work besides.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 
@@ -47,6 +55,9 @@ RECONNECTED = "layer.reconnected"
 POOL_FULL_PAUSE_SECONDS = 0.05
 RETRY_FIRST_SECONDS = 0.2
 RETRY_MAX_SECONDS = 5.0
+RESTART_CHECK_SECONDS = 1.0
+# Enough to keep Redis busy (each command takes it microseconds); receives are not counted.
+COMMANDS_AT_ONCE = 64
 # channels-redis receives with a blocking pop (BZPOPMIN) that answers nil after
 # RedisChannelLayer.brpop_timeout (5 s) when nothing came. redis-py 8 reads with a 5 s socket
 # timeout by default, the same, so every idle receive raised TimeoutError. Reads may wait three
@@ -80,6 +91,10 @@ def redis_host(url: str, *, connections: int) -> dict:
         # for 30 s answers a PING before it is used again.
         "socket_keepalive": True,
         "health_check_interval": 30,
+        # No CLIENT SETINFO on connecting: redis-py looks its own version up in the installed
+        # package metadata (files on disk) for every new connection, and a crowd opening 1,000
+        # connections at once spent a sixth of the web process's time there.
+        "driver_info": None,
         # After Redis restarts, every pooled connection is dead but only says so when used: a
         # command on one reconnects and goes again instead of failing (a socket's re-watch, the
         # owner's answer to it). Timeouts are not retried: a slow Redis is not a closed socket.
@@ -97,13 +112,71 @@ class ResilientRedisChannelLayer(RedisChannelLayer):
         self._lost: dict[asyncio.AbstractEventLoop, float] = {}
         # Channels told of a reconnection, and the loop that receives them.
         self._listeners: dict[str, asyncio.AbstractEventLoop] = {}
+        # Per event loop with listeners: its task watching for restarts, the run_id it last read.
+        self._restart_watches: dict[asyncio.AbstractEventLoop, asyncio.Task] = {}
+        self._run_ids: dict[asyncio.AbstractEventLoop, str] = {}
+        self._turns: dict[asyncio.AbstractEventLoop, asyncio.Semaphore] = {}
+
+    def _turn(self) -> asyncio.Semaphore:
+        """This event loop's turns at Redis (a semaphore belongs to one loop)."""
+        loop = asyncio.get_running_loop()
+        turns = self._turns.get(loop)
+        if turns is None:
+            turns = self._turns[loop] = asyncio.Semaphore(COMMANDS_AT_ONCE)
+        return turns
+
+    async def send(self, channel: str, message: dict) -> None:
+        async with self._turn():
+            await super().send(channel, message)
+
+    async def send_many(self, channels: list[str], message: dict) -> None:
+        """Send ``message`` to each of ``channels`` as one Redis message per process, as
+        channels-redis's ``group_send`` does (its receive hands it to each channel named):
+        a crowd's snapshot crosses Redis once per web process, not once per socket."""
+        processes: dict[str, list[str]] = {}
+        for channel in channels:
+            processes.setdefault(self.non_local_name(channel), []).append(channel)
+        for process, members in processes.items():
+            async with self._turn():
+                await self._push(process, {**message, "__asgi_channel__": members})
+
+    async def _push(self, process: str, message: dict) -> None:
+        """``send``'s steps for a process's queue (channels-redis 4.3)."""
+        key = self.prefix + process
+        connection = self.connection(self.consistent_hash(process))
+        await connection.zremrangebyscore(key, min=0, max=int(time.time()) - int(self.expiry))
+        if await connection.zcount(key, "-inf", "+inf") >= self.get_capacity(process):
+            raise ChannelFull()
+        await connection.zadd(key, {self.serialize(message): time.time()})
+        await connection.expire(key, int(self.expiry))
+
+    async def group_add(self, group: str, channel: str) -> None:
+        async with self._turn():
+            await super().group_add(group, channel)
+
+    async def group_discard(self, group: str, channel: str) -> None:
+        async with self._turn():
+            await super().group_discard(group, channel)
+
+    async def group_send(self, group: str, message: dict) -> None:
+        async with self._turn():
+            await super().group_send(group, message)
 
     def notify_reconnect(self, channel: str) -> None:
-        """Hand ``channel``'s receiver a ``layer.reconnected`` message after each outage."""
-        self._listeners[channel] = asyncio.get_running_loop()
+        """Hand ``channel``'s receiver a ``layer.reconnected`` message after each restart of
+        Redis."""
+        loop = asyncio.get_running_loop()
+        self._listeners[channel] = loop
+        if loop not in self._restart_watches:
+            self._restart_watches[loop] = loop.create_task(self._watch_restarts())
 
     def forget_reconnect(self, channel: str) -> None:
-        self._listeners.pop(channel, None)
+        loop = self._listeners.pop(channel, None)
+        if loop is not None and loop not in self._listeners.values():
+            # Its last listener gone: a watch left running held up the closing of its loop.
+            watch = self._restart_watches.pop(loop, None)
+            if watch is not None:
+                watch.cancel()
 
     async def receive(self, channel: str) -> dict:
         delay = RETRY_FIRST_SECONDS
@@ -124,8 +197,7 @@ class ResilientRedisChannelLayer(RedisChannelLayer):
                     break
                 except REDIS_ERRORS:
                     continue
-            if self._came_back(channel):
-                return {"type": RECONNECTED}
+            self._came_back()
 
     def _index(self, channel: str) -> int:
         if "!" in channel:
@@ -141,19 +213,38 @@ class ResilientRedisChannelLayer(RedisChannelLayer):
                 type(error).__name__, error,
             )
 
-    def _came_back(self, channel: str) -> bool:
-        """After Redis answered: the first receive to see it says so and tells the listeners of
-        this loop; answers whether ``channel`` itself listens (its message is not queued)."""
+    def _came_back(self) -> None:
+        since = self._lost.pop(asyncio.get_running_loop(), None)
+        if since is not None:  # else another receive noticed first
+            logger.info("the Redis channel layer is back after %.1f s",
+                        time.monotonic() - since)
+
+    async def _watch_restarts(self) -> None:
+        """While this loop has listeners: tell them when Redis is another start than before
+        (failures are left to ``receive``, which logs the outage)."""
         loop = asyncio.get_running_loop()
-        since = self._lost.pop(loop, None)
-        if since is None:
-            return False  # another receive noticed first and has queued our message, if any
-        logger.info(
-            "the Redis channel layer is back after %.1f s; live sockets re-join and resync",
-            time.monotonic() - since,
-        )
-        for name, owner_loop in list(self._listeners.items()):
-            if owner_loop is loop and name != channel and "!" in name:
-                # channels-redis hands a process-local channel what its buffer holds first.
-                self.receive_buffer[name].put_nowait({"type": RECONNECTED})
-        return channel in self._listeners
+        try:
+            while loop in self._listeners.values():
+                with contextlib.suppress(*LAYER_ERRORS):
+                    run_id = (await self.connection(0).info("server"))["run_id"]
+                    known = self._run_ids.get(loop, run_id)
+                    self._run_ids[loop] = run_id
+                    if run_id != known:
+                        await self._tell_restarted(loop)
+                await asyncio.sleep(RESTART_CHECK_SECONDS)
+        finally:
+            if self._restart_watches.get(loop) is asyncio.current_task():
+                del self._restart_watches[loop]
+            self._run_ids.pop(loop, None)
+
+    async def _tell_restarted(self, loop: asyncio.AbstractEventLoop) -> None:
+        logger.info("Redis restarted and forgot the groups; live sockets re-join and resync")
+        listeners = [name for name, owner_loop in self._listeners.items()
+                     if owner_loop is loop and "!" in name]
+        # channels-redis hands a process-local channel what its buffer holds first; but one
+        # receive reads Redis for all of them and sees its own buffer only after a message
+        # came from Redis: so one notice goes through Redis, which wakes that receive.
+        for name in listeners[1:]:
+            self.receive_buffer[name].put_nowait({"type": RECONNECTED})
+        if listeners:
+            await self.send(listeners[0], {"type": RECONNECTED})

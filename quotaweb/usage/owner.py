@@ -12,6 +12,10 @@ first one as it starts, carrying the id of this start (``boot``). A socket that 
 come from a new start, it watches its scopes again and the owner answers fresh snapshots.
 Neither a lost Redis nor a failed message ends the engine channel: it logs and goes on.
 
+The answers of one snapshot due together (a crowd asking at once; the broadcaster builds it
+once) go as one Redis message per web process, whose channel layer hands it to each socket
+(``send_many``): a web process under a crowd read one message, not one per socket.
+
 An answer that cannot be sent (the web process's queue full under a crowd, Redis gone) is sent
 again with backoff for up to ``ANSWER_RETRY_SECONDS``; past that the socket, which has heard
 nothing, asks again (``quotaweb.usage.consumers``, ``SNAPSHOT_WAIT_SECONDS``).
@@ -78,15 +82,53 @@ def _snapshot_event(partition: str, scope: str, seq: int, data: Any) -> dict[str
     return event
 
 
+# Answers that carry the same event (a crowd's snapshot of one scope, built once) within this
+# long go together: one Redis message per web process, whose layer hands it to each socket.
+BATCH_SECONDS = 0.02
+# id(event) -> (the sockets' channels, the outcome they await)
+_batches: dict[int, tuple[list[str], asyncio.Future]] = {}
+_flushing: set[asyncio.Task] = set()
+
+
 async def _reply(layer, channel: str, event: dict[str, Any]) -> None:
-    """Send ``event`` to a socket, again with backoff while its queue is full or Redis gone,
-    for up to ``ANSWER_RETRY_SECONDS``; then the last error is raised."""
+    """Send ``event`` to a socket, with the other answers of the same event due now; raises
+    what the send raised at last (``_send``)."""
+    if not hasattr(layer, "send_many"):  # the in-memory layer (one process, no Redis)
+        await _send(layer, [channel], event)
+        return
+    batch = _batches.get(id(event))
+    if batch is None:
+        batch = _batches[id(event)] = ([], asyncio.get_running_loop().create_future())
+        task = asyncio.get_running_loop().create_task(_flush(layer, event))
+        _flushing.add(task)
+        task.add_done_callback(_flushing.discard)
+    batch[0].append(channel)
+    await asyncio.shield(batch[1])
+
+
+async def _flush(layer, event: dict[str, Any]) -> None:
+    await asyncio.sleep(BATCH_SECONDS)
+    channels, outcome = _batches.pop(id(event))
+    try:
+        await _send(layer, channels, event)
+    except Exception as error:
+        outcome.set_exception(error)
+    else:
+        outcome.set_result(None)
+
+
+async def _send(layer, channels: list[str], event: dict[str, Any]) -> None:
+    """Send ``event`` to sockets, again with backoff while a queue is full or Redis gone, for
+    up to ``ANSWER_RETRY_SECONDS``; then the last error is raised."""
     loop = asyncio.get_running_loop()
     give_up_at = loop.time() + ANSWER_RETRY_SECONDS
     delay = RETRY_FIRST_SECONDS / 4
     while True:
         try:
-            await layer.send(channel, event)
+            if len(channels) == 1:
+                await layer.send(channels[0], event)
+            else:
+                await layer.send_many(channels, event)
             return
         except LAYER_ERRORS:
             if loop.time() + delay > give_up_at:

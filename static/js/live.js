@@ -12,8 +12,11 @@
 // its figures are stale well within 5 s.
 const SILENT_MS = 4_500;
 // A frozen server still accepts connections and never answers them: a socket not open within
-// this long is dropped and tried again.
-const OPEN_WAIT_MS = 2_000;
+// this long is dropped and tried again. Longer than the server takes to open one under a crowd
+// (daphne gives up after 5 s): a page that dropped an opening still on its way and opened
+// another put one more in the server's queue, and a crowd of pages doing so fed a reconnect
+// storm. A frozen server that wakes answers the opening already waiting.
+const OPEN_WAIT_MS = 6_000;
 // A snapshot asked for and not come within this long (jittered ±25 %) is asked for again, then
 // after twice as long, up to the maximum. The server asks the engine owner again by itself
 // after 4 s (quotaweb/usage/consumers.py, SNAPSHOT_WAIT_SECONDS): this is the page's fallback,

@@ -5,47 +5,9 @@ connection in Node with a fake socket and clock (skipped without Node)."""
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
-from pathlib import Path
+from tests.usage.live_js_support import run_live_js
 
-import pytest
-
-LIVE_JS = Path(__file__).resolve().parents[2] / "static" / "js" / "live.js"
-
-NODE_SCRIPT = r"""
-const fs = require("fs");
-const vm = require("vm");
-let now = 0;
-let timers = [];
-const element = () => ({ setAttribute() {}, append() {}, after() {}, dataset: {},
-                          classList: { add() {}, remove() {} } });
-const sockets = [];
-class WebSocket {
-  static OPEN = 1;
-  constructor(url) { this.url = url; this.sent = []; this.readyState = 0; this.on = {};
-                     sockets.push(this); }
-  addEventListener(name, handler) { this.on[name] = handler; }
-  send(text) { this.sent.push(JSON.parse(text)); }
-  close() { this.readyState = 3; }
-  open() { this.readyState = 1; this.on.open(); }
-  deliver(message) { this.on.message({ data: JSON.stringify(message) }); }
-}
-const context = {
-  console: { warn() {} }, WebSocket, location: { protocol: "http:", host: "example" },
-  document: { querySelectorAll: () => [], createElement: element },
-  window: {}, requestAnimationFrame: (fn) => fn(), Math,
-  setTimeout: (fn, ms) => { const t = { at: now + ms, fn }; timers.push(t); return t; },
-  clearTimeout: (t) => { timers = timers.filter((x) => x !== t); },
-};
-const Live = vm.runInNewContext(fs.readFileSync(process.argv[2], "utf8") + "\n;Live", context);
-const drawn = [];
-const page = { root: { dataset: {} }, partition: "default", scopes: ["user:alice"],
-               render: (state) => drawn.push(state.get("user:alice")) };
-const badge = element();
-const live = new Live(page, badge);
-live.start();
+LATE_SNAPSHOT = r"""
 const socket = sockets[0];
 socket.open();
 // Time passes with the server's heartbeat every 2 s; the resyncs the page sent meanwhile.
@@ -81,14 +43,7 @@ process.stdout.write(JSON.stringify(out));
 
 
 def test_a_late_snapshot_is_asked_for_again_and_updates_flow_after_it(tmp_path):
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("node is not installed")
-    script = tmp_path / "late.js"
-    script.write_text(NODE_SCRIPT)
-    run = subprocess.run([node, str(script), str(LIVE_JS)], capture_output=True, text=True,
-                         timeout=60, check=True)
-    out = json.loads(run.stdout)
+    out = run_live_js(tmp_path, LATE_SNAPSHOT)
 
     assert out["subscribed"] == ["subscribe"]
     # An update before the snapshot is not applied (the snapshot is what it builds on)...
