@@ -70,6 +70,17 @@ async def _remember(served, token: str) -> None:
     await asgi_exchange(served, "DELETE", f"{ALLOCATIONS}/first", token=token)
 
 
+
+def _store_unknown_row(connection, key: str) -> None:
+    """A ledger row for ``key`` that the engine does not know, written on ``connection`` (in
+    its open transaction, if it has one): the loop's INSERT of that key waits for it or fails."""
+    connection.execute(
+        "INSERT INTO allocations_allocation (partition, key, application_id, queue_path, "
+        "\"user\", groups, resource, \"group\", created) VALUES ('default', %s, 'a', "
+        "'root.eng', 'bob', '[]', '{}', '', now())",
+        [key],
+    )
+
 def _run(served, scenario):
     """``scenario()`` on one event loop, the loop's ledger connection closed after it."""
     async def main():
@@ -176,11 +187,7 @@ def test_a_failed_write_on_the_loop_is_undone_and_answered_500(
     token = _token(admin)
     # A row the engine does not know: the ledger's INSERT of this key fails.
     with own_database_connection() as database:
-        database.execute(
-            "INSERT INTO allocations_allocation (partition, key, application_id, queue_path, "
-            "\"user\", groups, resource, \"group\", created) VALUES ('default', 'k1', 'a', "
-            "'root.eng', 'bob', '[]', '{}', '', now())"
-        )
+        _store_unknown_row(database, "k1")
 
     async def scenario():
         await _remember(served, token)
@@ -201,11 +208,7 @@ def test_an_allocate_abandoned_during_its_write_still_ends_live_and_stored(
     blocker = own_database_connection()
     # An uncommitted row with the same key: the loop's INSERT waits on it.
     blocker.execute("BEGIN")
-    blocker.execute(
-        "INSERT INTO allocations_allocation (partition, key, application_id, queue_path, "
-        "\"user\", groups, resource, \"group\", created) VALUES ('default', 'k1', 'a', "
-        "'root.eng', 'bob', '[]', '{}', '', now())"
-    )
+    _store_unknown_row(blocker, "k1")
 
     async def scenario():
         await _remember(served, token)
@@ -267,11 +270,7 @@ def test_allocates_on_the_loop_made_during_a_write_share_the_next_one(
     blocker = own_database_connection()
     # An uncommitted row with the first key: the loop's first INSERT waits on it.
     blocker.execute("BEGIN")
-    blocker.execute(
-        "INSERT INTO allocations_allocation (partition, key, application_id, queue_path, "
-        "\"user\", groups, resource, \"group\", created) VALUES ('default', 'k0', 'a', "
-        "'root.eng', 'bob', '[]', '{}', '', now())"
-    )
+    _store_unknown_row(blocker, "k0")
 
     async def scenario():
         await _remember(served, token)
@@ -310,17 +309,9 @@ def test_a_failed_group_on_the_loop_undoes_its_admissions_and_no_others(
     # An uncommitted row with the first key holds the first write back; a stored row the
     # engine does not know makes the group admitted meanwhile fail as a whole.
     blocker.execute("BEGIN")
-    blocker.execute(
-        "INSERT INTO allocations_allocation (partition, key, application_id, queue_path, "
-        "\"user\", groups, resource, \"group\", created) VALUES ('default', 'k0', 'a', "
-        "'root.eng', 'bob', '[]', '{}', '', now())"
-    )
+    _store_unknown_row(blocker, "k0")
     with own_database_connection() as database:
-        database.execute(
-            "INSERT INTO allocations_allocation (partition, key, application_id, queue_path, "
-            "\"user\", groups, resource, \"group\", created) VALUES ('default', 'k2', 'a', "
-            "'root.eng', 'bob', '[]', '{}', '', now())"
-        )
+        _store_unknown_row(database, "k2")
 
     async def scenario():
         await _remember(served, token)

@@ -7,21 +7,11 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-import pytest
-
 from quotaweb.channel_layer import ResilientRedisChannelLayer, redis_host
 from quotaweb.usage import owner
-from tests.redis_server import RedisServer, redis_server_or_skip
+from tests.redis_server import RedisServer
 
 EVENT = {"type": "usage.message", "text": '{"type":"snapshot"}', "snapshot": "queues"}
-
-
-@pytest.fixture
-def redis(tmp_path):
-    server = RedisServer(tmp_path, redis_server_or_skip())
-    server.start()
-    yield server
-    server.close()
 
 
 async def _send_to_a_crowd(redis: RedisServer) -> tuple[int, list[dict]]:

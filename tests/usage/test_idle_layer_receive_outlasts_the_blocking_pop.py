@@ -12,18 +12,9 @@ from channels_redis.core import RedisChannelLayer
 from redis.exceptions import TimeoutError as RedisTimeout
 
 from quotaweb.channel_layer import SOCKET_TIMEOUT_SECONDS, ResilientRedisChannelLayer, redis_host
-from tests.redis_server import RedisServer, redis_server_or_skip
 
 # Longer than the pop and than redis-py 8's default read timeout; a bound, not a measure.
 IDLE_SECONDS = RedisChannelLayer.brpop_timeout + 3
-
-
-@pytest.fixture
-def redis(tmp_path):
-    server = RedisServer(tmp_path, redis_server_or_skip())
-    server.start()
-    yield server
-    server.close()
 
 
 async def _idle_receive(layer) -> None:

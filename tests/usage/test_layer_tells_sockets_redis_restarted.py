@@ -9,18 +9,10 @@ import asyncio
 import pytest
 
 from quotaweb.channel_layer import RECONNECTED, ResilientRedisChannelLayer, redis_host
-from tests.redis_server import RedisServer, redis_server_or_skip
+from tests.redis_server import RedisServer
 
 # A bound, not a measure: the layer reads run_id every second.
 TOLD_WITHIN_SECONDS = 8
-
-
-@pytest.fixture
-def redis(tmp_path):
-    server = RedisServer(tmp_path, redis_server_or_skip())
-    server.start()
-    yield server
-    server.close()
 
 
 async def _restart_with_listeners(redis: RedisServer, *, receiving: bool) -> list[dict]:
