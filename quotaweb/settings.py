@@ -332,8 +332,9 @@ if QUOTAWEB_ENGINE_OWNER == "channel" and not REDIS_URL:
 # How often a live socket checks that its login, API token or team link is still valid.
 QUOTAWEB_SOCKET_RECHECK_SECONDS = env_int("QUOTAWEB_SOCKET_RECHECK_SECONDS", 30, minimum=1)
 # How many snapshots (subscribe, resync) one live socket may ask for at once, and how many more
-# each minute (quotaweb/usage/throttle.py).
-QUOTAWEB_SOCKET_SNAPSHOT_BURST = env_int("QUOTAWEB_SOCKET_SNAPSHOT_BURST", 20, minimum=1)
+# each minute (quotaweb/usage/throttle.py). The burst covers the 64 scopes a socket may hold
+# (usage.consumers.MAX_SCOPES): a queue page with its first 25 users subscribes to 26 at once.
+QUOTAWEB_SOCKET_SNAPSHOT_BURST = env_int("QUOTAWEB_SOCKET_SNAPSHOT_BURST", 64, minimum=1)
 QUOTAWEB_SOCKET_SNAPSHOTS_PER_MINUTE = env_int(
     "QUOTAWEB_SOCKET_SNAPSHOTS_PER_MINUTE", 30, minimum=1
 )
