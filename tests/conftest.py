@@ -35,6 +35,19 @@ def pytest_report_header(config):
 
 
 @pytest.fixture(autouse=True)
+def _channel_layers_of_each_test():
+    """Each test its own channel layer objects. A layer is made once per process and keeps
+    per-event-loop state (channels-redis's receive lock and count); every async test runs on a
+    loop of its own, so a receive a test's loop left unfinished could hold a later test's loop
+    at its closing (seen as a hang in the PostgreSQL + Redis pass)."""
+    from channels.layers import channel_layers
+
+    channel_layers.backends.clear()
+    yield
+    channel_layers.backends.clear()
+
+
+@pytest.fixture(autouse=True)
 def _no_engines_between_tests():
     from quotaweb.api.authentication import token_cache_clear
     from quotaweb.engine.gateway import engines_reset
