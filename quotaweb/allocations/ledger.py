@@ -2,7 +2,8 @@
 releases them (``quotaweb.allocations.services`` holds the discipline). Writes from the request
 threads (Django's connection: single rows, groups of single allocations, batches, COPY streams),
 writes in doubt settled before the next one (``_doubted``), and the event loop's own connection
-for allocations admitted there (``LoopLedger``)."""
+for allocations admitted there (``PostgresLoopLedger``; on SQLite
+``quotaweb.allocations.ledger_writer``)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 import psycopg
 from django.db import DEFAULT_DB_ALIAS, connections, transaction
@@ -339,7 +340,16 @@ _CREATED = Allocation._meta.get_field("created")
 _LOOP_INSERT = b"quotaweb_ledger_insert"
 
 
-class LoopLedger:
+class LoopLedger(Protocol):
+    """The ledger's write for allocations admitted on the server's event loop: None (go to a
+    thread) when this loop cannot write for ``partition`` now."""
+
+    async def write_for(self, partition: str) -> LoopLedgerWrite | None: ...
+
+    async def close(self) -> None: ...
+
+
+class PostgresLoopLedger:
     """The ledger's write for allocations admitted on the server's event loop, on PostgreSQL
     (``allocation_create_on_loop``): psycopg's asynchronous connection, of that loop alone, in
     autocommit, the one-row INSERT prepared on it as the threads' connections prepare theirs.
@@ -367,15 +377,6 @@ class LoopLedger:
         # libpq takes one statement at a time: allocations of two partitions take turns.
         self._writing = asyncio.Lock()
         self._retry_at = 0.0
-
-    @staticmethod
-    def usable() -> bool:
-        """PostgreSQL, without a role to assume (which Django sets on each connection it
-        makes)."""
-        database = connections[DEFAULT_DB_ALIAS]
-        return database.vendor == "postgresql" and not database.settings_dict["OPTIONS"].get(
-            "assume_role"
-        )
 
     async def write_for(self, partition: str) -> LoopLedgerWrite | None:
         if doubts.pending(partition):

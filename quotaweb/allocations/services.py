@@ -16,10 +16,16 @@ import logging
 import time
 from collections.abc import Sequence
 
-from django.db import transaction
+from django.db import DEFAULT_DB_ALIAS, connections, transaction
 
 from quotaweb import metrics
-from quotaweb.allocations.ledger import LoopLedger, _ledger_stream, _ledger_write
+from quotaweb.allocations.ledger import (
+    LoopLedger,
+    PostgresLoopLedger,
+    _ledger_stream,
+    _ledger_write,
+)
+from quotaweb.allocations.ledger_writer import WriterThreadLedger
 from quotaweb.allocations.models import Allocation
 from quotaweb.allocations.requests import (
     ALLOCATION_FIELDS,
@@ -42,7 +48,7 @@ __all__ = [
     "ALLOCATION_FIELDS", "MAX_BATCH", "MAX_GROUPS", "MAX_QUANTITY", "MAX_RESOURCE_TYPES",
     "MAX_TEXT", "AllocationInvalid", "LoopLedger", "allocation_create",
     "allocation_create_on_loop", "allocation_release", "allocation_request", "allocations_batch",
-    "application_release", "batch_request", "ledger_restore",
+    "application_release", "batch_request", "ledger_restore", "loop_ledger_open",
 ]
 
 logger = logging.getLogger(__name__)
@@ -86,6 +92,20 @@ def allocation_create(*, partition: str, request: LiveAllocation) -> Admission:
     _took("allocate", started)
     _count(admission)
     return admission
+
+
+def loop_ledger_open() -> LoopLedger | None:
+    """The ledger for allocations made on the server's event loop, for this database: a
+    connection of the loop's own on PostgreSQL, a writer thread on SQLite; None where neither
+    serves (a PostgreSQL role to assume, which Django sets on each connection it makes)."""
+    database = connections[DEFAULT_DB_ALIAS]
+    if database.vendor == "sqlite":
+        return WriterThreadLedger()
+    if database.vendor == "postgresql" and not database.settings_dict["OPTIONS"].get(
+        "assume_role"
+    ):
+        return PostgresLoopLedger()
+    return None
 
 
 async def allocation_create_on_loop(

@@ -43,6 +43,13 @@ from quotaweb.redaction import RedactedAccessLog
 from quotaweb.usage.owner import owner_start
 from quotaweb.usage.sampler import sampler_start
 
+# How long a thread may keep the interpreter while another waits for it. At CPython's 5 ms, a
+# thread back from the database (SQLite's ledger writer, a request thread) waited up to that long
+# behind a busy event loop each time it took the interpreter again, several times a write: with a
+# loop kept busy by other work, a small SQLite write in another thread took p50 9.7 ms at 5 ms and
+# 0.9 ms at 0.5 ms (docs/design.md, "The interpreter's switch interval"); the loop did no less.
+SWITCH_INTERVAL_SECONDS = 0.0005
+
 MSG_OWNER = (
     "This process owns the engines: web processes started with manage.py web serve live "
     "sockets through it (QUOTAWEB_ENGINE_OWNER=channel)."
@@ -148,7 +155,7 @@ def serve(
     # Imported here: the ASGI module builds the application (a handler with its thread pool).
     from quotaweb.asgi import application, lean_allocations
 
-    # daphne's one loop runs as long as the process: allocates are made on it (PostgreSQL).
+    # daphne's one loop runs as long as the process: allocates are made on it.
     lean_allocations.answer_on_loop()
 
     # What exists now (Django, the configuration, the engines and the restored ledger) lives as
@@ -156,6 +163,7 @@ def serve(
     # made since, instead of the whole engine again and again.
     gc.collect()
     gc.freeze()
+    sys.setswitchinterval(SWITCH_INTERVAL_SECONDS)
     server_for(
         application, host=host, port=port, drain_seconds=drain_seconds,
         proxy_headers=proxy_headers,

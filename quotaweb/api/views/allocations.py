@@ -189,7 +189,7 @@ def allocation_answer(*, partition: str, data: Any) -> tuple[int, dict[str, Any]
 async def allocation_answer_on_loop(
     *, partition: str, data: Any, ledger: services.LoopLedger
 ) -> tuple[int, dict[str, Any]] | None:
-    """``allocation_answer`` on the server's event loop (the lean path's, on PostgreSQL); None
+    """``allocation_answer`` on the server's event loop (the lean path's); None
     when the allocation must be made in a thread instead."""
     allocation = services.allocation_request(data)
     admission = await services.allocation_create_on_loop(
