@@ -42,6 +42,8 @@ ERR_PORT = (
     "choose another --port."
 )
 REASON_IN_USE = "the port is in use (another server listens there)"
+# A busy port is most often a second start beside a running server: name it when it is ours.
+REASON_IN_USE_BY_HOLDER = "the port is in use; this database is held by {holder}"
 ERR_HELD = (
     "The database {database} is in use by another quotaweb process: {holder}. Nothing was "
     "loaded or changed. One process at a time owns a SQLite database's engines: stop that "
@@ -105,11 +107,44 @@ def port_claim(*, host: str, port: int, backlog: int) -> socket.socket:
         listening.listen(backlog)
     except OSError as exc:
         listening.close()
-        reason = REASON_IN_USE if exc.errno == errno.EADDRINUSE else (exc.strerror or str(exc))
+        if exc.errno == errno.EADDRINUSE:
+            holder = live_holder()
+            reason = (REASON_IN_USE if holder is None
+                      else REASON_IN_USE_BY_HOLDER.format(holder=holder.text()))
+        else:
+            reason = exc.strerror or str(exc)
         raise CommandError(
             ERR_PORT.format(address=listen_address(host, port), reason=reason)
         ) from None
     return listening
+
+
+def sqlite_lock_path(alias: str = DEFAULT_DB_ALIAS) -> Path | None:
+    """``<database file>.lock`` on SQLite, None on PostgreSQL."""
+    database = settings.DATABASES[alias]
+    if "sqlite" not in database["ENGINE"]:
+        return None
+    path = Path(database["NAME"]).resolve()
+    return path.with_name(path.name + LOCK_SUFFIX)
+
+
+def live_holder(alias: str = DEFAULT_DB_ALIAS) -> Holder | None:
+    """Who the database's lock file names, while that process still runs on this host (read
+    only: taking the lock to look, even for a moment, could refuse a server starting now)."""
+    lock_path = sqlite_lock_path(alias)
+    try:
+        holder = Holder(**json.loads(lock_path.read_bytes())) if lock_path else None
+    except (OSError, ValueError, TypeError):
+        return None
+    if holder is None or holder.hostname != socket.gethostname():
+        return None
+    try:
+        os.kill(holder.pid, 0)
+    except ProcessLookupError:
+        return None
+    except PermissionError:
+        pass  # another user's process, alive
+    return holder
 
 
 def ownership_claim(
@@ -124,11 +159,11 @@ def ownership_claim(
         address=address or NO_ADDRESS,
         since=datetime.now(UTC).replace(microsecond=0).isoformat(),
     )
-    if "sqlite" in database["ENGINE"]:
-        path = Path(database["NAME"]).resolve()
-        lock_path = path.with_name(path.name + LOCK_SUFFIX)
-        _sqlite_lock(lock_path, database=str(path), holder=holder)
-        return Ownership(database=str(path), holder=holder, lock_path=lock_path)
+    lock_path = sqlite_lock_path(alias)
+    if lock_path is not None:
+        path = str(Path(database["NAME"]).resolve())
+        _sqlite_lock(lock_path, database=path, holder=holder)
+        return Ownership(database=path, holder=holder, lock_path=lock_path)
     # PostgreSQL: any number of processes may load engines for now (docs/deployment.md says to
     # run one); the lease a process will hold among its peers is to be taken here.
     return Ownership(database=str(database["NAME"]), holder=holder, lock_path=None)

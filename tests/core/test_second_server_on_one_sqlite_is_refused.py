@@ -3,8 +3,8 @@ a second ``serve`` (another port), a ``demo`` (with its simulator on, which woul
 release every simulated application in the ledger), a ``demo`` on the very same port (the
 issue's ``bin/run`` started twice) and ``simulate --in-process`` are each refused at once: the
 exit status says so, the message names the process holding the database (pid, host, address,
-since when) or the busy port, and the ledger's rows and the running engine's usage are what
-they were."""
+since when), and the busy port too where that is what stops it, and the ledger's rows and the
+running engine's usage are what they were."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from quotaweb.core.ownership import ERR_PORT, REASON_IN_USE, Holder
+from quotaweb.core.ownership import ERR_PORT, REASON_IN_USE_BY_HOLDER, Holder
 from tests.core.owner_support import (
     DATABASE_FILE,
     beside,
@@ -58,13 +58,15 @@ def test_a_second_process_on_the_database_is_refused_and_changes_nothing(owner, 
         assert "Active configuration" not in result.stdout, command
         assert "Simulat" not in result.stdout, command
 
-    # bin/run started again beside the running one: same port, same data/.
+    # bin/run started again beside the running one: same port, same data/. The port comes
+    # first, and the message names the process that holds both.
     again = other.run_manage(
         "demo", "--port", str(owner.port), env={"QUOTAWEB_SIMULATOR": "1"}
     )
     assert again.returncode != 0
-    address = f"127.0.0.1:{owner.port}"
-    assert ERR_PORT.format(address=address, reason=REASON_IN_USE) in again.stderr
+    reason = REASON_IN_USE_BY_HOLDER.format(holder=holder.text())
+    message = ERR_PORT.format(address=f"127.0.0.1:{owner.port}", reason=reason)
+    assert again.stderr.strip() == f"CommandError: {message}"
 
     assert ledger_rows(owner) == rows
     assert engine_usage(owner, token) == usage
