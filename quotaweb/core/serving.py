@@ -1,6 +1,7 @@
 """Serving with daphne, shared by ``manage.py serve``, ``demo`` and ``web``.
 
 - ``serve``: run daphne in this process (no autoreloader, no second process) until a signal,
+  on the socket the command took before it loaded anything (``core.ownership.port_claim``),
   without Twisted's parsing of form bodies (``RawBodyServer``).
   With ``drain_seconds`` (``manage.py serve``), the first SIGTERM or SIGINT drains instead of
   stopping at once: see ``DrainingServer``.
@@ -141,12 +142,11 @@ def owner_threads_start(
 
 
 def serve(
-    *, host: str, port: int, drain_seconds: float | None = None, proxy_headers: bool = False,
-    listening: socket.socket | None = None,
+    *, host: str, port: int, listening: socket.socket, drain_seconds: float | None = None,
+    proxy_headers: bool = False,
 ) -> None:
-    """Run daphne in this process until a signal (Ctrl-C or SIGTERM), on ``listening`` (the
-    socket ``ownership.port_claim`` bound to ``host:port`` before anything was loaded) or, without
-    it, on a socket daphne binds.
+    """Run daphne in this process until a signal (Ctrl-C or SIGTERM), on ``listening``: the
+    socket ``ownership.port_claim`` bound to ``host:port`` before anything was loaded.
 
     Without ``drain_seconds``, daphne's own handling: a signal stops at once and cancels what
     is running. With it, the first signal drains (``DrainingServer``). ``proxy_headers`` takes
