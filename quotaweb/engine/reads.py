@@ -10,6 +10,7 @@ import threading
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple, Protocol
 
+from quotaweb.engine.app_states import ApplicationLife
 from quotaweb.engine.live import (
     EVENTS_KEPT,
     EventLog,
@@ -140,6 +141,11 @@ class EngineReads:
     def live_allocation(self, partition: str, key: str) -> LiveAllocation | None:
         """The live allocation of ``key``, None when there is none."""
         return self._slot(partition).live.by_key.get(key)
+
+    def application_life(self, partition: str, application_id: str) -> ApplicationLife | None:
+        """The application's state changes (``app_states``): its current life, or its last
+        completed one; None when neither is known."""
+        return self._slot(partition).events.application(application_id)
 
     def live_count(self, partition: str) -> int:
         return len(self._slot(partition).live.by_key)
