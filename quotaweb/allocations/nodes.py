@@ -24,7 +24,6 @@ from django.utils import timezone
 
 from quotaweb.allocations.models import Node
 from quotaweb.allocations.requests import (
-    ERR_NOT_OBJECT,
     ERR_REQUIRED,
     ERR_RESOURCE,
     ERR_UNKNOWN_KEY,
@@ -49,6 +48,7 @@ ERR_ATTRIBUTES = (
     "must be an object of at most {limit} attributes, each name a non-empty string and each "
     "value a string, of at most {text} characters"
 )
+ERR_NOT_A_NODE = "the node must be a JSON object"
 ERR_DUPLICATE = "node {node!r} is given more than once"
 # YuniKorn's utilisation buckets: 0-10%, 10-20%, ... 90-100% (a node above 100% in the last).
 BUCKETS = 10
@@ -72,7 +72,7 @@ def _attributes_ok(value: Any) -> bool:
 def _node_errors(item: Any, at: str) -> list[dict[str, str]]:
     """Every reason one node of the body is refused, named where it was."""
     if type(item) is not dict:
-        return [{"field": at.rstrip("."), "message": ERR_NOT_OBJECT.replace("body", "node")}]
+        return [{"field": at.rstrip("."), "message": ERR_NOT_A_NODE}]
     allowed = ERR_UNKNOWN_KEY.format(allowed=", ".join(sorted(NODE_FIELDS)))
     errors = [
         {"field": at + (key if _is_text(key) else ascii(key)[:MAX_TEXT]), "message": allowed}
