@@ -18,6 +18,7 @@ import platform
 from datetime import UTC, datetime
 from functools import cache
 from importlib import metadata
+from pathlib import Path
 
 from django.conf import settings
 
@@ -35,14 +36,14 @@ def _installed() -> tuple[str, str, str]:
     except metadata.PackageNotFoundError:
         return "unknown", "", ""
     installed = ""
-    files = [f for f in dist.files or () if f.name == "METADATA"]
-    if files:
-        located = files[0].locate()
+    # The metadata folder (``*.dist-info``, or ``*.egg-info`` for an editable install) is
+    # written at install time. ``_path`` is the standard library's own attribute for it.
+    folder = getattr(dist, "_path", None)
+    if isinstance(folder, Path):
         try:
-            moment = datetime.fromtimestamp(located.stat().st_mtime, UTC)  # type: ignore[attr-defined]
-            installed = moment.strftime(DATE_FORMAT)
+            installed = datetime.fromtimestamp(folder.stat().st_mtime, UTC).strftime(DATE_FORMAT)
         except OSError:
-            pass
+            installed = ""
     commit = ""
     direct = dist.read_text("direct_url.json")
     if direct:
