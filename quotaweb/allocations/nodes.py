@@ -224,3 +224,21 @@ def nodes_utilisation(*, partition: str, cluster_id: str) -> dict[str, Any]:
     if utilisations:
         out["utilizations"] = utilisations
     return out
+
+
+def nodes_utilisation_dominant(*, partition: str) -> dict[str, Any]:
+    """YuniKorn's deprecated single-type form (``NodesUtilDAOInfo``): the buckets of the type
+    the partition's nodes use most of (occupied over capacity, summed over the nodes; the first
+    by name on a tie); an empty object without nodes."""
+    found = nodes_of(partition=partition)
+    capacity = nodes_capacity(found)
+    occupied: dict[str, int] = {}
+    for node in found:
+        for kind, amount in node.occupied.items():
+            occupied[kind] = occupied.get(kind, 0) + amount
+    shares = {kind: occupied.get(kind, 0) / cap for kind, cap in capacity.items() if cap}
+    if not shares:
+        return {}
+    dominant = max(sorted(shares), key=lambda kind: shares[kind])
+    everything = nodes_utilisation(partition=partition, cluster_id="")["utilizations"]
+    return next(entry for entry in everything if entry["type"] == dominant)

@@ -11,6 +11,8 @@ quotaweb shares among the queues), else the nodes' capacity.
   ``utilization`` their integer percentage of the capacity (``CalculateAbsUsedCapacity``);
 - ``totalNodes``: always sent, 0 until a scheduler reports nodes (YuniKorn leaves a 0 out, and
   its web UI then shows "undefined");
+- ``lastStateTransitionTime``: when the partition became active, its engine's creation in
+  this process (start-up, or the configuration change that added it), in nanoseconds;
 - ``preemptionEnabled`` and ``quotaPreemptionEnabled``: what the partition's configuration says
   (``preemption.enabled``, on by default, and ``preemption.quotapreemptionenabled``, off by
   default, as YuniKorn reads them). quotaweb itself never preempts.
@@ -86,6 +88,7 @@ def partition_info(*, name: str) -> dict[str, Any]:
     }
     if allocations:
         entry["totalContainers"] = allocations
+    entry["lastStateTransitionTime"] = gateway.active_since_ns(name)
     return entry
 
 

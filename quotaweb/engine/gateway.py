@@ -168,6 +168,8 @@ class PartitionSlot:
     live: LiveSet = field(default_factory=LiveSet)
     events: EventLog = field(init=False)
     elastic: ElasticState = field(init=False)
+    # When the partition became active here (nanoseconds): YuniKorn's state transition time.
+    active_since_ns: int = field(default_factory=time.time_ns)
 
     def __post_init__(self) -> None:
         # The event log tells an application's last release by the live allocations.

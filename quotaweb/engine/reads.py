@@ -50,6 +50,7 @@ class ReadSlot(Protocol):
     lock: threading.RLock
     live: LiveSet
     events: EventLog
+    active_since_ns: int
 
 
 class EngineReads:
@@ -141,6 +142,10 @@ class EngineReads:
     def live_allocation(self, partition: str, key: str) -> LiveAllocation | None:
         """The live allocation of ``key``, None when there is none."""
         return self._slot(partition).live.by_key.get(key)
+
+    def active_since_ns(self, partition: str) -> int:
+        """When the partition's engine was created in this process (nanoseconds)."""
+        return self._slot(partition).active_since_ns
 
     def application_life(self, partition: str, application_id: str) -> ApplicationLife | None:
         """The application's state changes (``app_states``): its current life, or its last

@@ -3,7 +3,8 @@
 nodes), ``totalNodes`` (0 until a scheduler reports nodes),
 ``nodeSortingPolicy`` (as configured, YuniKorn's defaults otherwise), ``applications`` (running
 applications, those with live allocations, by state and in ``total``), ``totalContainers`` (live
-allocations, left out at 0) and ``state``; and ``/ws/v1/clusters`` its ``ClusterDAOInfo``."""
+allocations, left out at 0), ``state`` and when the partition became active; and
+``/ws/v1/clusters`` its ``ClusterDAOInfo``."""
 
 from __future__ import annotations
 
@@ -53,7 +54,13 @@ def test_capacity_is_empty_without_nodes(viewer_token, capped_engines):
 
     assert default["capacity"] == {}
     assert default["totalNodes"] == 0
-    assert "lastStateTransitionTime" not in default
+
+
+def test_the_partition_is_active_since_its_engine_started(viewer_token, capped_engines):
+    default = _partitions(viewer_token)["default"]
+
+    assert default["lastStateTransitionTime"] == capped_engines.active_since_ns("default")
+    assert type(default["lastStateTransitionTime"]) is int
 
 
 def test_node_sorting_policy_defaults_as_yunikorn_reports_it(viewer_token, capped_engines):

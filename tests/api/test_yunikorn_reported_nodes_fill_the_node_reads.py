@@ -116,3 +116,14 @@ def test_a_new_report_replaces_the_set_and_is_stored(admin_api, viewer_token, re
     default = viewer_token.get("/ws/v1/partitions").json()[0]
     assert default["totalNodes"] == 0
     assert "capacity" not in default["capacity"]
+
+
+def test_the_single_type_form_shows_the_type_used_most(viewer_token, reported):
+    # vcore: 8,000 of 24,000 occupied (a third); memory: 16 GiB of 96 (a sixth).
+    response = viewer_token.get("/ws/v1/scheduler/node-utilization")
+
+    assert response.status_code == 200
+    answer = response.json()
+    assert answer["type"] == "vcore"
+    assert answer["utilization"][4] == {"bucketName": "40-50%", "numOfNodes": 1,
+                                        "nodeNames": ["node-a"]}

@@ -45,7 +45,13 @@ from rest_framework.views import APIView
 
 from quotaweb.accounts.roles import is_viewer
 from quotaweb.allocations.applications import application_of, applications_in_queue
-from quotaweb.allocations.nodes import node_dao, node_of, nodes_of, nodes_utilisation
+from quotaweb.allocations.nodes import (
+    node_dao,
+    node_of,
+    nodes_of,
+    nodes_utilisation,
+    nodes_utilisation_dominant,
+)
 from quotaweb.api.cluster import CLUSTER_ID, clusters_info, partition_info, root_max
 from quotaweb.api.names import (
     GROUP_NAME_PATTERN,
@@ -178,6 +184,7 @@ def _errors(**texts: str) -> dict[int, OpenApiResponse]:
 
 
 _STARTING = "the quota engines are still starting"
+DEFAULT_PARTITION = "default"
 _NO_PARTITION = "Partition not found"
 _BAD_QUEUE = "a malformed escape, or a queue path with a segment that is no queue name"
 
@@ -325,12 +332,14 @@ class NodeUtilizationsView(YunikornView):
 
 
 class NodeUtilizationView(YunikornView):
-    """YuniKorn's deprecated single-resource form: an empty object (its one type is not chosen
-    here; ``scheduler/node-utilizations`` has them all)."""
+    """YuniKorn's deprecated single-resource form, of its default partition: the buckets of the
+    type its nodes use most of; an empty object without nodes (or without that partition)."""
 
-    @extend_schema(responses={200: NodesUtilSerializer})
+    @extend_schema(responses={200: NodesUtilSerializer, **_errors(e503=_STARTING)})
     def get(self, request: Request) -> Response:
-        return Response({})
+        if DEFAULT_PARTITION not in engines_get().partitions():
+            return Response({})
+        return Response(nodes_utilisation_dominant(partition=DEFAULT_PARTITION))
 
 
 class ApplicationHistoryView(YunikornView):
