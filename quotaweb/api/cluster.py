@@ -9,6 +9,8 @@ quotaweb shares among the queues), else the nodes' capacity.
 
 - ``capacity.usedCapacity``: the partition's live allocations summed (the root's usage);
   ``utilization`` their integer percentage of the capacity (``CalculateAbsUsedCapacity``);
+- ``applications``: by state, as YuniKorn counts them: running (with live allocations) and
+  completed (the newest ``app_states.COMPLETED_KEPT`` this process saw complete), and ``total``;
 - ``totalNodes``: always sent, 0 until a scheduler reports nodes (YuniKorn leaves a 0 out, and
   its web UI then shows "undefined");
 - ``lastStateTransitionTime``: when the partition became active, its engine's creation in
@@ -32,6 +34,7 @@ CLUSTER_ID = "quotaweb"
 CLUSTER_NAME = "quotaweb"
 STATE_ACTIVE = "Active"
 STATE_RUNNING = "Running"
+STATE_COMPLETED = "Completed"
 
 
 def _cluster_total(partition: str) -> dict[str, int]:
@@ -48,6 +51,14 @@ def _used(partition: str) -> dict[str, int]:
     root = engines_get().queues_usage(partition)
     used = root.get("allocatedResource") or {}
     return {kind: amount for kind, amount in used.items() if amount}
+
+
+def _applications(*, running: int, completed: int) -> dict[str, int]:
+    """Applications by state (the states without any left out) and their ``total``."""
+    out = {state: count for state, count in ((STATE_RUNNING, running),
+                                             (STATE_COMPLETED, completed)) if count}
+    out["total"] = running + completed
+    return out
 
 
 def partition_info(*, name: str) -> dict[str, Any]:
@@ -81,10 +92,8 @@ def partition_info(*, name: str) -> dict[str, Any]:
         "preemptionEnabled": preemption is None or preemption.enabled is not False,
         "quotaPreemptionEnabled": bool(preemption and preemption.quota_preemption_enabled),
         "totalNodes": len(nodes),
-        "applications": (
-            {STATE_RUNNING: applications, "total": applications} if applications
-            else {"total": 0}
-        ),
+        "applications": _applications(running=applications,
+                                      completed=gateway.completed_applications(name)),
     }
     if allocations:
         entry["totalContainers"] = allocations

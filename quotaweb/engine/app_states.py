@@ -109,6 +109,10 @@ class ApplicationStates:
         elif at_ns < life.states[0][1]:
             life.states = [(state, at_ns) for state, _ in life.states]
 
+    def completed(self) -> int:
+        """How many completed lives are kept."""
+        return len(self._completed)
+
     def life(self, application_id: str) -> ApplicationLife | None:
         """The application's current life (running) or its last completed one; None if
         neither is known."""

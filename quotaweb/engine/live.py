@@ -157,6 +157,11 @@ class EventLog:
         with self._lock:
             self._applications.restored(allocation, at_ns)
 
+    def completed_applications(self) -> int:
+        """How many completed applications are kept (``app_states.COMPLETED_KEPT`` at most)."""
+        with self._lock:
+            return self._applications.completed()
+
     def application(self, application_id: str) -> ApplicationLife | None:
         """The application's current or last completed life (``app_states``)."""
         with self._lock:

@@ -147,6 +147,9 @@ class EngineReads:
         """When the partition's engine was created in this process (nanoseconds)."""
         return self._slot(partition).active_since_ns
 
+    def completed_applications(self, partition: str) -> int:
+        return self._slot(partition).events.completed_applications()
+
     def application_life(self, partition: str, application_id: str) -> ApplicationLife | None:
         """The application's state changes (``app_states``): its current life, or its last
         completed one; None when neither is known."""

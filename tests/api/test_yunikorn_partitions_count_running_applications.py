@@ -1,8 +1,8 @@
 """``/ws/v1/partitions`` carries YuniKorn's ``PartitionInfo``: ``clusterId``, ``name``,
 ``capacity`` (empty without nodes or a cluster total, as YuniKorn shows a cluster without
-nodes), ``totalNodes`` (0 until a scheduler reports nodes),
-``nodeSortingPolicy`` (as configured, YuniKorn's defaults otherwise), ``applications`` (running
-applications, those with live allocations, by state and in ``total``), ``totalContainers`` (live
+nodes), ``totalNodes`` (0 until a scheduler reports nodes), ``nodeSortingPolicy`` (as
+configured, YuniKorn's defaults otherwise), ``applications`` (running applications, those with
+live allocations, and completed ones, by state and in ``total``), ``totalContainers`` (live
 allocations, left out at 0), ``state`` and when the partition became active; and
 ``/ws/v1/clusters`` its ``ClusterDAOInfo``."""
 
@@ -38,13 +38,22 @@ def test_running_applications_and_live_allocations_are_counted(
     assert default["clusterId"] == "quotaweb"
 
 
-def test_a_released_application_no_longer_counts(admin_api, viewer_token, capped_engines):
+def test_a_released_application_counts_as_completed(admin_api, viewer_token, capped_engines):
     admin_api.post(ALLOCATIONS, body("k1", app="app-1"), format="json")
+    admin_api.post(ALLOCATIONS, body("k2", app="app-2"), format="json")
     admin_api.delete("/api/v1/partitions/default/applications/app-1")
 
     default = _partitions(viewer_token)["default"]
 
-    # An empty partition: the total stays, totalContainers (omitempty) goes.
+    # As YuniKorn counts them: completed applications are in the total too.
+    assert default["applications"] == {"Running": 1, "Completed": 1, "total": 2}
+    assert default["totalContainers"] == 1
+
+
+def test_an_empty_partition_keeps_its_total(viewer_token, capped_engines):
+    default = _partitions(viewer_token)["default"]
+
+    # The total stays at 0; totalContainers (omitempty) is left out.
     assert default["applications"] == {"total": 0}
     assert "totalContainers" not in default
 
