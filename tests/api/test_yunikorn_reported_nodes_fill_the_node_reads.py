@@ -127,3 +127,14 @@ def test_the_single_type_form_shows_the_type_used_most(viewer_token, reported):
     assert answer["type"] == "vcore"
     assert answer["utilization"][4] == {"bucketName": "40-50%", "numOfNodes": 1,
                                         "nodeNames": ["node-a"]}
+
+
+def test_reported_nodes_survive_a_restart(viewer_token, reported):
+    from quotaweb.core.services import engines_start
+
+    before = viewer_token.get("/ws/v1/partition/default/nodes").json()
+
+    engines_start()
+
+    assert viewer_token.get("/ws/v1/partition/default/nodes").json() == before
+    assert viewer_token.get("/ws/v1/partitions").json()[0]["totalNodes"] == 2
