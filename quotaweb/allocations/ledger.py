@@ -110,10 +110,10 @@ def _doubted(
 
 _INSERT_FIELDS = (
     "partition", "key", "application_id", "queue_path", "user", "groups", "resource", "group",
-    "created",
+    "created", "priority",
 )
-# At most 900 parameters a statement: within every SQLite build's limit (999 before 3.32).
-_ROWS_PER_INSERT = 100
+# At most 990 parameters a statement: within every SQLite build's limit (999 before 3.32).
+_ROWS_PER_INSERT = 99
 _KEYS_PER_DELETE = 500
 
 
@@ -311,8 +311,10 @@ class _LedgerRows:
                 resource = _json_value(_RESOURCE, dict(a.resource), connection)
                 if len(resources_seen) < _ENCODINGS_KEPT:
                     resources_seen[shape] = resource
+            # The priority as text, like every value here (COPY and the loop's INSERT send
+            # text; SQLite stores it in the integer column as a number).
             rows.append((partition, a.key, a.application_id, a.queue_path, a.user, groups,
-                         resource, a.group or "", created))
+                         resource, a.group or "", created, str(a.priority)))
         return rows
 
 

@@ -72,6 +72,11 @@ class AllocationIn(StrictSerializer):
         max_length=services.MAX_GROUPS,
     )
     resource = AllocationResourceField()
+    priority = serializers.IntegerField(
+        required=False, min_value=services.MIN_PRIORITY, max_value=services.MAX_PRIORITY,
+        help_text="YuniKorn's allocation priority, shown in the /ws/v1 reads (0 when left out); "
+        "not used for admission",
+    )
 
 
 class AllocationOut(serializers.Serializer):
