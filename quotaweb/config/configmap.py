@@ -65,7 +65,7 @@ def configmap_unwrap(*, text: str) -> Unwrapped:
         return Unwrapped(yaml_text=text)
     try:
         document = yaml.safe_load(text)
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError):
         # Not readable as YAML at all: the validator says where, with its own line numbers.
         return Unwrapped(yaml_text=text)
     if not isinstance(document, dict):

@@ -67,7 +67,7 @@ PROP_NAMESPACES = "elastic.namespaces"
 DEFAULT_NAMESPACE = "default"
 # Queue keys an ElasticQuota has no field for, carried in ANNOTATION_SETTINGS.
 SETTINGS_KEYS = ("maxapplications", "adminacl", "submitacl", "limits", "childtemplate")
-_MAPPED_PROPERTIES = frozenset({PROP_WEIGHT, PROP_ALLOW_LENT, PROP_NAMESPACE, PROP_NAMESPACES})
+_MAPPED_PROPERTIES = frozenset({PROP_WEIGHT, PROP_ALLOW_LENT, PROP_NAMESPACES})
 CODE = "ELASTICQUOTA"
 
 ERR_PROBLEM = "ElasticQuota {object} ({where}): {field}: {reason}"
@@ -177,7 +177,7 @@ def _objects(text: str, problems: _Problems) -> list[tuple[str, Any]]:
     """Every object of the text with where it is (``items[3]``, ``document 2``)."""
     try:
         documents = list(yaml.load_all(text, Loader=_NoAliasLoader))
-    except yaml.YAMLError as error:
+    except (yaml.YAMLError, RecursionError) as error:
         problems.document(where="document", reason=ERR_UNREADABLE.format(reason=error))
         return []
     several = len(documents) > 1
@@ -232,7 +232,7 @@ def _json(raw: Any, add: Any, field_name: str, what: type) -> Any:
         return None
     try:
         value = yaml.load(raw, Loader=_NoAliasLoader)
-    except yaml.YAMLError as error:
+    except (yaml.YAMLError, RecursionError) as error:
         add(field_name, ERR_JSON.format(what=what.__name__, reason=error))
         return None
     if not isinstance(value, what):
@@ -244,7 +244,8 @@ def _json(raw: Any, add: Any, field_name: str, what: type) -> Any:
 def _group(where: str, item: Any, problems: _Problems) -> _Group | None:
     """One object read, its own fields checked (the tree is checked once all are read)."""
     if not isinstance(item, dict) or item.get("kind") != KIND:
-        kind = item.get("kind") if isinstance(item, dict) else type(item).__name__
+        kind = (item.get("kind") or "object without a kind") if isinstance(item, dict) \
+            else type(item).__name__
         problems.document(where=where, reason=ERR_NOT_OBJECT.format(kind=kind))
         return None
     metadata = item.get("metadata") if isinstance(item.get("metadata"), dict) else {}
@@ -497,6 +498,12 @@ def _quota(
     figures: Mapping[str, Any],
 ) -> dict[str, Any]:
     properties = dict(queue.properties)
+    namespace = properties.get(PROP_NAMESPACE, "")
+    if kube.is_dns_label(namespace):
+        del properties[PROP_NAMESPACE]
+    else:
+        # Not a namespace Kubernetes would take: kept with the other properties instead.
+        namespace = DEFAULT_NAMESPACE
     labels = {
         LABEL_IS_PARENT: "true" if queue.children or queue.parent else "false",
         LABEL_ALLOW_LENT: "false" if properties.get(PROP_ALLOW_LENT, "").strip().lower() == "false"
@@ -528,7 +535,7 @@ def _quota(
         annotations[ANNOTATION_SETTINGS] = json.dumps(settings, sort_keys=True)
     metadata: dict[str, Any] = {
         "name": names[queue.path],
-        "namespace": properties.get(PROP_NAMESPACE) or DEFAULT_NAMESPACE,
+        "namespace": namespace,
         "labels": labels,
     }
     if annotations:

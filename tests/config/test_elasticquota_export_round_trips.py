@@ -96,13 +96,17 @@ def _kubectl_accepts(item: dict) -> None:
     assert item["apiVersion"] == "scheduling.sigs.k8s.io/v1alpha1"
     assert item["kind"] == "ElasticQuota"
     metadata = item["metadata"]
-    assert is_dns_subdomain(metadata["name"]) and is_dns_label(metadata["name"])
+    assert is_dns_subdomain(metadata["name"])
+    assert is_dns_label(metadata["name"])
     assert is_dns_label(metadata["namespace"])
     for key, value in metadata["labels"].items():
-        assert _KEY.fullmatch(key) and isinstance(value, str) and len(value) <= 63
+        assert _KEY.fullmatch(key)
+        assert isinstance(value, str)
+        assert len(value) <= 63
         assert _LABEL_VALUE.fullmatch(value), (key, value)
     for key, value in metadata.get("annotations", {}).items():
-        assert _KEY.fullmatch(key) and isinstance(value, str)
+        assert _KEY.fullmatch(key)
+        assert isinstance(value, str)
     for side in ("min", "max"):
         assert all(isinstance(value, str) for value in item["spec"][side].values())
 

@@ -13,7 +13,7 @@ from quotaweb.config import format_views
 from quotaweb.config.elasticquota import NOTE_BUILT_IN, elasticquota_read
 from quotaweb.config.models import ConfigVersion, Draft
 from quotaweb.config.services import draft_apply
-from tests.config.elasticquota_support import GiB, KUBECTL_OUTPUT, active_queues
+from tests.config.elasticquota_support import KUBECTL_OUTPUT, GiB, active_queues
 
 pytestmark = pytest.mark.django_db
 
