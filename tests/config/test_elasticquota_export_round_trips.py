@@ -9,6 +9,7 @@ import re
 
 import pytest
 import yaml
+from django.urls import reverse
 
 from quotaweb.config.elasticquota import (
     ANNOTATION_QUEUE_NAME,
@@ -182,3 +183,17 @@ def test_importing_the_export_gives_the_same_queues(admin_token, db):
 
     assert response.status_code == 200, response.json()
     assert active_queues() == before
+
+
+def test_the_page_downloads_a_partition_as_elasticquota_objects(viewer_client, db):
+    store_and_load(RICH_YAML)
+    page = viewer_client.get(reverse("config:yaml")).content.decode()
+    url = reverse("config:export-elasticquota", args=["default"])
+    assert f'href="{url}" download data-download="elasticquota"' in page
+
+    response = viewer_client.get(url)
+
+    assert response["Content-Disposition"] == 'attachment; filename="elasticquota-default.yaml"'
+    assert response.content.decode() == elasticquota_export(partition="default")
+    missing = viewer_client.get(reverse("config:export-elasticquota", args=["nope"]))
+    assert missing.status_code == 404
