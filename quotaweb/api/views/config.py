@@ -303,7 +303,10 @@ class ConfigView(ConfigApiView):
     @extend_schema(
         parameters=[_FORMAT],
         responses={(200, "application/json"): VersionWithYamlSerializer,
-                   (200, "application/yaml"): OpenApiTypes.STR},
+                   (200, "application/yaml"): OpenApiResponse(
+                       OpenApiTypes.OBJECT,
+                       description="with format=configmap: the ConfigMap, as YAML",
+                   )},
     )
     def get(self, request: Request) -> Response | HttpResponse:
         wanted = request.query_params.get("format", FORMAT_JSON)

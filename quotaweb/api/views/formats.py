@@ -14,7 +14,12 @@ from typing import Any
 from django.http import HttpResponse
 from django.urls import path, re_path
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, PolymorphicProxySerializer, extend_schema
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    PolymorphicProxySerializer,
+    extend_schema,
+)
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -91,7 +96,9 @@ class ElasticQuotaImportView(ConfigApiView):
 
 
 class ElasticQuotaExportView(ConfigApiView):
-    @extend_schema(responses={(200, "application/yaml"): OpenApiTypes.STR})
+    @extend_schema(responses={(200, "application/yaml"): OpenApiResponse(
+        OpenApiTypes.OBJECT, description="a kind: List of ElasticQuota objects, as YAML",
+    )})
     def get(self, request: Request, partition: str) -> HttpResponse:
         try:
             text = elasticquota_export(partition=partition)
