@@ -67,7 +67,7 @@ PROP_NAMESPACES = "elastic.namespaces"
 DEFAULT_NAMESPACE = "default"
 # Queue keys an ElasticQuota has no field for, carried in ANNOTATION_SETTINGS.
 SETTINGS_KEYS = ("maxapplications", "adminacl", "submitacl", "limits", "childtemplate")
-_MAPPED_PROPERTIES = frozenset({PROP_WEIGHT, PROP_ALLOW_LENT, PROP_NAMESPACES})
+_MAPPED_PROPERTIES = frozenset({PROP_ALLOW_LENT, PROP_NAMESPACES})
 CODE = "ELASTICQUOTA"
 
 ERR_PROBLEM = "ElasticQuota {object} ({where}): {field}: {reason}"
@@ -519,6 +519,7 @@ def _quota(
         written = _weight_json(queue.path, weight)
         if written is not None:
             annotations[ANNOTATION_WEIGHT] = written
+            del properties[PROP_WEIGHT]
     if properties.get(PROP_NAMESPACES):
         bound = [each.strip() for each in properties[PROP_NAMESPACES].split(",") if each.strip()]
         annotations[ANNOTATION_NAMESPACES] = json.dumps(bound)
@@ -527,6 +528,8 @@ def _quota(
         annotations[ANNOTATION_RUNTIME] = json.dumps(
             _kube_resources(queue.path, row["runtime"]), sort_keys=True
         )
+    # A weight Koordinator could not read stays a property as written, like every property
+    # an ElasticQuota has no place for.
     rest = {key: value for key, value in properties.items() if key not in _MAPPED_PROPERTIES}
     if rest:
         annotations[ANNOTATION_PROPERTIES] = json.dumps(rest, sort_keys=True)

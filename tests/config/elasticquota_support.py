@@ -9,7 +9,7 @@ from typing import Any
 import yaml
 
 from quotaweb.config.selectors import active_version, version_model
-from trackers.elastic.queues import PROP_WEIGHT, parse_weight
+from trackers.elastic.queues import PROP_WEIGHT, WeightError, parse_weight
 from trackers.resources import parse_resource_map
 
 KUBECTL_OUTPUT = (Path(__file__).with_name("kubectl_elasticquota.yaml")).read_text(encoding="utf-8")
@@ -35,6 +35,14 @@ def listing(*objects: dict) -> str:
     return yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": list(objects)})
 
 
+def _weight(text: str | None) -> dict[str, int] | str | None:
+    """A weight as numbers, or as written when it cannot be read."""
+    try:
+        return parse_weight(text) if text is not None else None
+    except WeightError:
+        return text
+
+
 def active_queues(partition: str = "default") -> dict[str, dict[str, Any]]:
     """queue path -> what the queue holds, read as numbers (spellings aside)."""
     found = version_model(active_version()).partition(partition)
@@ -46,7 +54,7 @@ def active_queues(partition: str = "default") -> dict[str, dict[str, Any]]:
         out[queue.path] = {
             "guaranteed": parse_resource_map(queue.guaranteed),
             "max": parse_resource_map(queue.max),
-            "weight": parse_weight(weight) if weight is not None else None,
+            "weight": _weight(weight),
             "properties": properties,
             "children": [child.path for child in queue.children],
             "leaf": not queue.children and not queue.parent,

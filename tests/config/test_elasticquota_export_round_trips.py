@@ -30,7 +30,8 @@ from tests.configs import SMALL_YAML, store_and_load
 pytestmark = pytest.mark.django_db
 
 # Names Kubernetes would refuse (upper case, "_", "@"), one name under two parents, every
-# setting an ElasticQuota has no field for, and a childless parent.
+# setting an ElasticQuota has no field for, a childless parent, and a weight and a namespace
+# Koordinator could not read (kept as written).
 RICH_YAML = """\
 partitions:
   - name: default
@@ -78,6 +79,9 @@ partitions:
               - name: dev
                 resources:
                   max: {vcore: 1}
+                properties:
+                  elastic.shared-weight: lots
+                  elastic.namespace: Not_A_Namespace
 """
 
 _KEY = re.compile(r"([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
