@@ -195,7 +195,9 @@ def _objects(text: str, problems: _Problems) -> list[tuple[str, Any]]:
             out.extend((f"{prefix}items[{index}]", item) for index, item in enumerate(items))
         else:
             out.append((prefix.rstrip(": ") or "document", document))
-    if not out and not problems.errors:
+    # An empty List is a partition with no quota groups (what exporting one gives); a text
+    # with no document at all is a mistake.
+    if not any(document is not None for document in documents) and not problems.errors:
         problems.document(where="document", reason=ERR_NOTHING)
     return out
 
