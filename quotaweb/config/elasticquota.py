@@ -85,6 +85,7 @@ ERR_QUEUE_NAME = (
 ERR_DUPLICATE = "{name!r} is the name of another ElasticQuota too ({other}); quota names are unique"
 ERR_SIBLING = "queue name {name!r} is taken by its sibling {other}"
 ERR_NOT_MAP = "must be a map, not {kind}"
+ERR_ITEMS = "must be a list of objects, not {kind}"
 ERR_NOT_TEXT = "must be text, not {kind}"
 ERR_JSON = "is not a JSON {what}: {reason}"
 ERR_PARENTS_DISAGREE = "names parent {first!r} but " + LABEL_PARENT_CODE + " names {second!r}"
@@ -190,7 +191,9 @@ def _objects(text: str, problems: _Problems) -> list[tuple[str, Any]]:
         if isinstance(document, dict) and isinstance(kind, str) and kind.endswith("List"):
             items = document.get("items") or []
             if not isinstance(items, list):
-                problems.document(where=f"{prefix}items", reason=ERR_NOT_MAP.format(kind="list"))
+                problems.document(
+                    where=f"{prefix}items", reason=ERR_ITEMS.format(kind=type(items).__name__)
+                )
                 continue
             out.extend((f"{prefix}items[{index}]", item) for index, item in enumerate(items))
         else:
