@@ -292,6 +292,8 @@ class ImpactSerializer(serializers.Serializer):
 
 class AppliedSerializer(VersionSerializer):
     impact = ImpactSerializer(many=True)
+    # Only when there is something to say (a ConfigMap's keys other than queues.yaml ignored).
+    warnings = serializers.ListField(child=serializers.CharField(), required=False)
 
 
 class DryRunSerializer(serializers.Serializer):
@@ -301,6 +303,7 @@ class DryRunSerializer(serializers.Serializer):
     details = serializers.ListField(child=serializers.DictField())
     changes = serializers.ListField(child=serializers.DictField())
     impact = ImpactSerializer(many=True)
+    warnings = serializers.ListField(child=serializers.CharField(), required=False)
 
 
 class LimitAnswerSerializer(serializers.Serializer):
@@ -552,3 +555,15 @@ class PartitionNodesUtilSerializer(serializers.Serializer):
 class NodesUtilSerializer(serializers.Serializer):
     type = serializers.CharField(required=False)
     utilization = serializers.ListField(child=serializers.DictField(), required=False)
+
+
+class ElasticQuotaImportedSerializer(AppliedSerializer):
+    """An ElasticQuota import applied: the version, its impact, and what was read."""
+
+    groups = serializers.IntegerField(help_text="quota groups imported, one queue each")
+    notes = serializers.ListField(child=serializers.CharField())
+
+
+class ElasticQuotaDryRunSerializer(DryRunSerializer):
+    groups = serializers.IntegerField()
+    notes = serializers.ListField(child=serializers.CharField())
