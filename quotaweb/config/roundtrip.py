@@ -119,7 +119,10 @@ def document_read(yaml_text: str) -> Editable | None:
         return None
     try:
         document = _yaml().load(yaml_text)
-    except YAMLError:
+    except (YAMLError, IndexError, ValueError):
+        # ruamel.yaml (0.19) fails inside its integer reader on plain scalars such as ``-_``,
+        # ``+_`` or ``0x_`` (text to the loader that judges the document): such a document is
+        # edited through its model instead.
         return None
     if not isinstance(document, CommentedMap):
         return None

@@ -134,3 +134,17 @@ async def asgi_exchange(app, method: str, path: str, *, token: str | None, data:
     await app(scope, receive, send)
     return (sent[0]["status"], dict(sorted((k.lower(), v) for k, v in sent[0]["headers"])),
             b"".join(message.get("body", b"") for message in sent[1:]))
+
+
+def token_of(user) -> str:
+    """``user``'s API token, made on first use."""
+    from rest_framework.authtoken.models import Token
+
+    return Token.objects.get_or_create(user=user)[0].key
+
+
+async def remember_token(served, token: str) -> None:
+    """A first allocate and its release through ``served``, in threads: the token's admin is
+    remembered after, so the lean path may answer on its event loop."""
+    await asgi_exchange(served, "POST", ALLOCATIONS, token=token, data=body("first"))
+    await asgi_exchange(served, "DELETE", f"{ALLOCATIONS}/first", token=token)

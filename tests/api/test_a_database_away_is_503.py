@@ -16,15 +16,9 @@ import pytest
 from django.db import OperationalError
 from psycopg_pool import PoolTimeout
 
-from tests.api.allocation_support import ALLOCATIONS, asgi_exchange, body
+from tests.api.allocation_support import ALLOCATIONS, asgi_exchange, body, token_of
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def _token(user) -> str:
-    from rest_framework.authtoken.models import Token
-
-    return Token.objects.get_or_create(user=user)[0].key
 
 
 def _wrapped(cause: Exception) -> OperationalError:
@@ -51,7 +45,7 @@ def test_each_kind_of_database_outage_is_a_503_on_the_lean_path_and_the_views(
     from quotaweb.api.problems import ERR_DATABASE_UNAVAILABLE
     from quotaweb.asgi import application, django_asgi_app
 
-    token = _token(admin)
+    token = token_of(admin)
     attempts = []
 
     def away(partition):
@@ -82,7 +76,7 @@ def test_no_pooled_connection_in_time_is_a_503_before_the_engine_changes(
     from quotaweb.allocations import services
     from quotaweb.asgi import application
 
-    token = _token(admin)
+    token = token_of(admin)
 
     def no_connection():
         raise _wrapped(PoolTimeout("couldn't get a connection after 2.00 sec"))
@@ -100,7 +94,7 @@ def test_a_partition_busy_past_the_bound_is_a_503(admin, capped_engines, setting
     from quotaweb.asgi import django_asgi_app
 
     settings.QUOTAWEB_DB_STATEMENT_TIMEOUT_MS = 200
-    token = _token(admin)
+    token = token_of(admin)
     slot = capped_engines._slot("default")
     holder_done = []
 
@@ -135,7 +129,7 @@ def test_a_bug_is_still_a_500(admin, capped_engines, monkeypatch):
 
     monkeypatch.setattr(services, "_ledger_write", broken)
     status, headers, content = asyncio.run(
-        asgi_exchange(application, "POST", ALLOCATIONS, token=_token(admin), data=body("a"))
+        asgi_exchange(application, "POST", ALLOCATIONS, token=token_of(admin), data=body("a"))
     )
 
     assert status == 500
@@ -188,7 +182,7 @@ def test_sqlite_locked_by_another_writer_past_its_busy_timeout_is_a_503(
 
     if connection.vendor != "sqlite":
         pytest.skip("SQLite's busy timeout")
-    token = _token(admin)
+    token = token_of(admin)
     connection.close()
     monkeypatch.setitem(connection.settings_dict["OPTIONS"], "timeout", 0.2)
     other = sqlite3.connect(connection.settings_dict["NAME"], isolation_level=None)

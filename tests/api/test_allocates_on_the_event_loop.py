@@ -13,7 +13,14 @@ import time
 
 import pytest
 
-from tests.api.allocation_support import ALLOCATIONS, GiB, asgi_exchange, body
+from tests.api.allocation_support import (
+    ALLOCATIONS,
+    GiB,
+    asgi_exchange,
+    body,
+    remember_token,
+    token_of,
+)
 from tests.server_process import own_database_connection
 
 pytestmark = [
@@ -22,12 +29,6 @@ pytestmark = [
     ),
     pytest.mark.django_db(transaction=True),
 ]
-
-
-def _token(user) -> str:
-    from rest_framework.authtoken.models import Token
-
-    return Token.objects.get_or_create(user=user)[0].key
 
 
 def _stored(key: str) -> bool:
@@ -64,12 +65,6 @@ def on_loop(monkeypatch):
     return served, made
 
 
-async def _remember(served, token: str) -> None:
-    """A first allocate and its release, in threads: the token's admin is remembered after."""
-    await asgi_exchange(served, "POST", ALLOCATIONS, token=token, data=body("first"))
-    await asgi_exchange(served, "DELETE", f"{ALLOCATIONS}/first", token=token)
-
-
 
 def _store_unknown_row(connection, key: str) -> None:
     """A ledger row for ``key`` that the engine does not know, written on ``connection`` (in
@@ -98,11 +93,11 @@ def test_allocates_on_the_loop_answer_as_the_views_and_are_committed_first(
     from quotaweb.asgi import django_asgi_app
 
     served, made = on_loop
-    token = _token(admin)
+    token = token_of(admin)
     steps = [body("k1", memory=8 * GiB), body("k1", memory=8 * GiB), body("k2", memory=4 * GiB)]
 
     async def scenario():
-        await _remember(served, token)
+        await remember_token(served, token)
         answers = []
         for sent in steps:
             answers.append(await asgi_exchange(served, "POST", ALLOCATIONS, token=token,
@@ -124,7 +119,7 @@ def test_a_partition_busy_in_a_thread_sends_the_allocate_to_a_thread_and_the_loo
     on_loop, admin, capped_engines
 ):
     served, made = on_loop
-    token = _token(admin)
+    token = token_of(admin)
     slot = capped_engines._slot("default")
     held, release = threading.Event(), threading.Event()
 
@@ -134,7 +129,7 @@ def test_a_partition_busy_in_a_thread_sends_the_allocate_to_a_thread_and_the_loo
             release.wait(5)
 
     async def scenario():
-        await _remember(served, token)
+        await remember_token(served, token)
         holder = threading.Thread(target=hold)
         holder.start()
         held.wait(5)
@@ -162,10 +157,10 @@ def test_a_connection_the_server_dropped_is_replaced_before_the_next_allocate(
     on_loop, admin, capped_engines
 ):
     served, made = on_loop
-    token = _token(admin)
+    token = token_of(admin)
 
     async def scenario():
-        await _remember(served, token)
+        await remember_token(served, token)
         first = await asgi_exchange(served, "POST", ALLOCATIONS, token=token, data=body("k1"))
         loops = served.ledger._connection.info.backend_pid
         with own_database_connection() as admin_connection:
@@ -184,13 +179,13 @@ def test_a_failed_write_on_the_loop_is_undone_and_answered_500(
     on_loop, admin, capped_engines
 ):
     served, made = on_loop
-    token = _token(admin)
+    token = token_of(admin)
     # A row the engine does not know: the ledger's INSERT of this key fails.
     with own_database_connection() as database:
         _store_unknown_row(database, "k1")
 
     async def scenario():
-        await _remember(served, token)
+        await remember_token(served, token)
         return await asgi_exchange(served, "POST", ALLOCATIONS, token=token, data=body("k1"))
 
     status, _, answer = _run(served, scenario)
@@ -204,14 +199,14 @@ def test_an_allocate_abandoned_during_its_write_still_ends_live_and_stored(
     on_loop, admin, capped_engines
 ):
     served, _ = on_loop
-    token = _token(admin)
+    token = token_of(admin)
     blocker = own_database_connection()
     # An uncommitted row with the same key: the loop's INSERT waits on it.
     blocker.execute("BEGIN")
     _store_unknown_row(blocker, "k1")
 
     async def scenario():
-        await _remember(served, token)
+        await remember_token(served, token)
         request = asyncio.ensure_future(
             asgi_exchange(served, "POST", ALLOCATIONS, token=token, data=body("k1"))
         )
@@ -258,7 +253,7 @@ def test_allocates_on_the_loop_made_during_a_write_share_the_next_one(
     on_loop, admin, capped_engines, monkeypatch
 ):
     served, made = on_loop
-    token = _token(admin)
+    token = token_of(admin)
     inserts: list[int] = []
     real = served.ledger._insert
 
@@ -273,7 +268,7 @@ def test_allocates_on_the_loop_made_during_a_write_share_the_next_one(
     _store_unknown_row(blocker, "k0")
 
     async def scenario():
-        await _remember(served, token)
+        await remember_token(served, token)
         first = asyncio.ensure_future(
             asgi_exchange(served, "POST", ALLOCATIONS, token=token, data=body("k0"))
         )
@@ -304,7 +299,7 @@ def test_a_failed_group_on_the_loop_undoes_its_admissions_and_no_others(
     on_loop, admin, capped_engines
 ):
     served, made = on_loop
-    token = _token(admin)
+    token = token_of(admin)
     blocker = own_database_connection()
     # An uncommitted row with the first key holds the first write back; a stored row the
     # engine does not know makes the group admitted meanwhile fail as a whole.
@@ -314,7 +309,7 @@ def test_a_failed_group_on_the_loop_undoes_its_admissions_and_no_others(
         _store_unknown_row(database, "k2")
 
     async def scenario():
-        await _remember(served, token)
+        await remember_token(served, token)
         first = asyncio.ensure_future(
             asgi_exchange(served, "POST", ALLOCATIONS, token=token, data=body("k0"))
         )

@@ -12,18 +12,19 @@ import time
 
 import pytest
 
-from tests.api.allocation_support import ALLOCATIONS, GiB, asgi_exchange, body
+from tests.api.allocation_support import (
+    ALLOCATIONS,
+    GiB,
+    asgi_exchange,
+    body,
+    remember_token,
+    token_of,
+)
 
 pytestmark = [
     pytest.mark.skipif(bool(os.environ.get("DATABASE_URL")), reason="SQLite only"),
     pytest.mark.django_db(transaction=True),
 ]
-
-
-def _token(user) -> str:
-    from rest_framework.authtoken.models import Token
-
-    return Token.objects.get_or_create(user=user)[0].key
 
 
 def _database_file() -> str:
@@ -86,12 +87,6 @@ def on_loop(monkeypatch):
     asyncio.run(served.ledger.close())
 
 
-async def _remember(served, token: str) -> None:
-    """A first allocate and its release, in threads: the token's admin is remembered after."""
-    await asgi_exchange(served, "POST", ALLOCATIONS, token=token, data=body("first"))
-    await asgi_exchange(served, "DELETE", f"{ALLOCATIONS}/first", token=token)
-
-
 def _writer_held() -> sqlite3.Connection:
     """Another connection holding SQLite's one write lock: the writer's INSERT waits for it
     (within the busy timeout)."""
@@ -106,11 +101,11 @@ def test_allocates_on_the_loop_answer_as_the_views_and_are_committed_first(
     from quotaweb.asgi import django_asgi_app
 
     served, groups, made = on_loop
-    token = _token(admin)
+    token = token_of(admin)
     steps = [body("k1", memory=8 * GiB), body("k1", memory=8 * GiB), body("k2", memory=4 * GiB)]
 
     async def scenario():
-        await _remember(served, token)
+        await remember_token(served, token)
         answers = []
         for sent in steps:
             answers.append(await asgi_exchange(served, "POST", ALLOCATIONS, token=token,
@@ -129,35 +124,39 @@ def test_allocates_on_the_loop_answer_as_the_views_and_are_committed_first(
     assert lean == views
 
 
+async def _one_write_then_others(served, token: str, groups: list[int], *, others: int,
+                                 capped_engines) -> tuple[int, list[int]]:
+    """k0 allocated while another connection holds SQLite's write lock, so its write waits; then
+    ``others`` more (k1...) while it waits, all admitted and none answered, the loop running on
+    meanwhile; then the lock let go. (loop ticks while the write waited, statuses in order)"""
+    await remember_token(served, token)
+    holder = _writer_held()
+    first = asyncio.ensure_future(
+        asgi_exchange(served, "POST", ALLOCATIONS, token=token, data=body("k0"))
+    )
+    while not groups:
+        await asyncio.sleep(0.005)
+    later = [asyncio.ensure_future(asgi_exchange(
+        served, "POST", ALLOCATIONS, token=token, data=body(f"k{n}", user=f"user{n}")
+    )) for n in range(1, others + 1)]
+    ticks, started = 0, time.monotonic()
+    while time.monotonic() - started < 0.3:
+        await asyncio.sleep(0.01)
+        ticks += 1
+    assert capped_engines.live_count("default") == others + 1
+    assert not any(request.done() for request in [first, *later])
+    holder.execute("ROLLBACK")
+    holder.close()
+    return ticks, [(await request)[0] for request in [first, *later]]
+
+
 def test_allocates_made_during_a_write_share_the_next_one_and_the_loop_runs_on(
     on_loop, admin, capped_engines
 ):
     served, groups, made = on_loop
-    token = _token(admin)
-
-    async def scenario():
-        await _remember(served, token)
-        holder = _writer_held()
-        first = asyncio.ensure_future(
-            asgi_exchange(served, "POST", ALLOCATIONS, token=token, data=body("k0"))
-        )
-        while not groups:
-            await asyncio.sleep(0.005)
-        others = [asyncio.ensure_future(asgi_exchange(
-            served, "POST", ALLOCATIONS, token=token, data=body(f"k{n}", user=f"user{n}")
-        )) for n in range(1, 6)]
-        ticks, started = 0, time.monotonic()
-        while time.monotonic() - started < 0.3:
-            await asyncio.sleep(0.01)
-            ticks += 1
-        # All admitted, none answered while the first write waits, and the loop went on.
-        assert capped_engines.live_count("default") == 6
-        assert not any(request.done() for request in [first, *others])
-        holder.execute("ROLLBACK")
-        holder.close()
-        return ticks, [(await request)[0] for request in [first, *others]]
-
-    ticks, statuses = asyncio.run(scenario())
+    ticks, statuses = asyncio.run(_one_write_then_others(
+        served, token_of(admin), groups, others=5, capped_engines=capped_engines
+    ))
     assert ticks >= 10
     assert statuses == [201] * 6
     assert made == [201] * 6
@@ -168,30 +167,15 @@ def test_allocates_made_during_a_write_share_the_next_one_and_the_loop_runs_on(
 
 def test_a_failed_group_is_undone_as_a_whole_and_answered_500(on_loop, admin, capped_engines):
     served, groups, made = on_loop
-    token = _token(admin)
     with sqlite3.connect(_database_file()) as database:
         _store_unknown_row(database, "k2")
 
-    async def scenario():
-        await _remember(served, token)
-        holder = _writer_held()
-        first = asyncio.ensure_future(
-            asgi_exchange(served, "POST", ALLOCATIONS, token=token, data=body("k0"))
-        )
-        while not groups:
-            await asyncio.sleep(0.005)
-        others = [asyncio.ensure_future(asgi_exchange(
-            served, "POST", ALLOCATIONS, token=token, data=body(f"k{n}", user=f"user{n}")
-        )) for n in range(1, 4)]
-        await asyncio.sleep(0.2)
-        assert capped_engines.live_count("default") == 4
-        holder.execute("ROLLBACK")
-        holder.close()
-        return [(await request)[0] for request in [first, *others]]
-
-    statuses = asyncio.run(scenario())
+    _, statuses = asyncio.run(_one_write_then_others(
+        served, token_of(admin), groups, others=3, capped_engines=capped_engines
+    ))
     assert statuses == [201, 500, 500, 500]
     assert made[1:] == ["IntegrityError"] * 3  # one failed write, its error to each
+    assert groups == [1, 3]
     assert {a.key for a in capped_engines.live_snapshot("default").allocations} == {"k0"}
     assert _stored("k0")
     assert not _stored("k1")
@@ -204,10 +188,10 @@ def test_a_write_past_the_busy_timeout_is_undone_and_answered_503(
     from django.db import connections
 
     served, groups, made = on_loop
-    token = _token(admin)
+    token = token_of(admin)
 
     async def scenario():
-        await _remember(served, token)
+        await remember_token(served, token)
         holder = _writer_held()
         try:
             return await asgi_exchange(served, "POST", ALLOCATIONS, token=token,

@@ -10,18 +10,12 @@ import json
 
 import pytest
 
-from tests.api.allocation_support import ALLOCATIONS, GiB, asgi_exchange, body
+from tests.api.allocation_support import ALLOCATIONS, GiB, asgi_exchange, body, token_of
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 HEADROOM = "/api/v1/partitions/default/headroom"
 HEADROOM_QUERY = b"queuePath=root.eng&user=alice&applicationId=app-1&groups=ml"
-
-
-def _token(user) -> str:
-    from rest_framework.authtoken.models import Token
-
-    return Token.objects.get_or_create(user=user)[0].key
 
 
 def exchange(app, method: str, path: str, *, token: str | None, data: object = None,
@@ -66,7 +60,7 @@ def test_allocate_replay_denial_and_release_answer_exactly_as_the_views(
     apps, admin, capped_engines
 ):
     served, django = apps
-    token = _token(admin)
+    token = token_of(admin)
     steps = [
         ("POST", ALLOCATIONS, body("k1", memory=8 * GiB), b""),  # 201
         ("POST", ALLOCATIONS, body("k1", memory=8 * GiB), b""),  # 200, a replay
@@ -83,7 +77,7 @@ def test_allocate_replay_denial_and_release_answer_exactly_as_the_views(
 
 def test_a_batch_answers_exactly_as_the_view(apps, admin, capped_engines):
     served, django = apps
-    token = _token(admin)
+    token = token_of(admin)
     operations = {"operations": [
         {"op": "allocate", **body("b1")}, {"op": "release", "allocationKey": "missing"},
         {"op": "allocate", **body("b2", memory=20 * GiB)}, {"op": "bogus"},
@@ -100,14 +94,14 @@ def test_an_acknowledged_allocation_is_already_committed(apps, admin, capped_eng
     from quotaweb.allocations.models import Allocation
 
     served, _ = apps
-    status, _, _ = exchange(served, "POST", ALLOCATIONS, token=_token(admin), data=body("k1"))
+    status, _, _ = exchange(served, "POST", ALLOCATIONS, token=token_of(admin), data=body("k1"))
     assert status == 201
     assert list(Allocation.objects.values_list("key", "resource")) == [("k1", {"memory": GiB})]
 
 
 def test_the_lean_path_answers_a_token_callers_hot_path_itself(lean_only, admin, capped_engines):
     lean, behind = lean_only
-    token = _token(admin)
+    token = token_of(admin)
     assert exchange(lean, "POST", ALLOCATIONS, token=token, data=body("k1"))[0] == 201
     assert exchange(lean, "GET", HEADROOM, token=token, query=HEADROOM_QUERY)[0] == 200
     assert exchange(lean, "DELETE", f"{ALLOCATIONS}/k1", token=token)[0] == 204
@@ -136,7 +130,7 @@ def test_everything_else_goes_to_the_views_with_its_body(
     method, path, who, data, query, content_type, lean_only, admin, viewer, capped_engines
 ):
     lean, behind = lean_only
-    token = {None: None, "unknown": "0" * 40, "viewer": _token(viewer), "admin": _token(admin)}
+    token = {None: None, "unknown": "0" * 40, "viewer": token_of(viewer), "admin": token_of(admin)}
     status, _, _ = exchange(lean, method, path, token=token[who], data=data, query=query,
                             content_type=content_type)
     assert status == 418
@@ -145,7 +139,7 @@ def test_everything_else_goes_to_the_views_with_its_body(
 
 def test_a_handed_over_request_still_gets_the_views_error(apps, admin, capped_engines):
     served, django = apps
-    token = _token(admin)
+    token = token_of(admin)
     lean = exchange(served, "POST", ALLOCATIONS, token=token, data={"user": 3})
     views = exchange(django, "POST", ALLOCATIONS, token=token, data={"user": 3})
     assert lean[0] == 400
@@ -158,7 +152,7 @@ def test_a_failed_ledger_write_is_answered_500_once_and_changes_nothing(
     from quotaweb.allocations import services
 
     served, django = apps
-    token = _token(admin)
+    token = token_of(admin)
     attempts = []
 
     def broken(partition):
@@ -221,7 +215,7 @@ def test_a_refused_body_answers_as_the_views_naming_what_and_changes_nothing(
     from tests.api.allocation_support import ledger
 
     served, django = apps
-    token = _token(admin)
+    token = token_of(admin)
     before = _usage()
     lean = exchange(served, "POST", path, token=token, data=data)
     views = exchange(django, "POST", path, token=token, data=data)
@@ -241,7 +235,7 @@ def test_usage_past_64_bits_is_denied_naming_the_resource_on_both_paths(
     from trackers.resources import INT64_MAX
 
     served, django = apps
-    token = _token(admin)
+    token = token_of(admin)
     largest = {"gpu": INT64_MAX}
     answers = {}
     for name, app in (("lean", served), ("views", django)):
@@ -273,10 +267,10 @@ def test_a_refused_token_is_answered_before_its_body_is_read(
 ):
     served, django = apps
     if who == "inactive":
-        token = _token(admin)
+        token = token_of(admin)
         type(admin).objects.filter(pk=admin.pk).update(is_active=False)
     else:
-        token = "0" * 40 if who == "unknown" else _token(viewer)
+        token = "0" * 40 if who == "unknown" else token_of(viewer)
     large = json.dumps(body("k1")).encode() + b" " * 1_000_000
     log: list = []
     lean = asyncio.run(asgi_exchange(served, "POST", ALLOCATIONS, token=token, data=large,
@@ -292,7 +286,7 @@ def test_a_refused_token_is_answered_before_its_body_is_read(
 def test_an_admin_token_still_reads_a_body_in_pieces(apps, admin, capped_engines):
     served, _ = apps
     log: list = []
-    answer = asyncio.run(asgi_exchange(served, "POST", ALLOCATIONS, token=_token(admin),
+    answer = asyncio.run(asgi_exchange(served, "POST", ALLOCATIONS, token=token_of(admin),
                                        data=body("k1"), chunks=3, log=log))
     assert answer[0] == 201
     assert log == ["body", "body", "body", ("answer", 201)]

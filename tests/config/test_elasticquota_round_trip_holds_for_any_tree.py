@@ -36,7 +36,9 @@ def queue(draw, *, depth: int, cap: dict[str, int] | None) -> dict:
     if maximum:
         resources["max"] = {kind: str(value) for kind, value in maximum.items()}
     if not children:
-        guaranteed = {kind: draw(st.integers(0, value)) for kind, value in maximum.items()
+        # A third of the max at most: up to three siblings' guarantees together stay within
+        # their parent's max, as the hierarchy's rules require.
+        guaranteed = {kind: draw(st.integers(0, value // 3)) for kind, value in maximum.items()
                       if draw(st.booleans())}
         if guaranteed:
             resources["guaranteed"] = {kind: str(value) for kind, value in guaranteed.items()}
