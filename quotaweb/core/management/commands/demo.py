@@ -8,7 +8,9 @@ Everything happens in one process and in this order, so the engines exist before
 and are the very engines the server uses (no autoreloader, no second process). Unless turned off
 (``--no-simulator``, ``QUOTAWEB_SIMULATOR=0``), a simulator thread sends allocations and releases
 to those engines through the allocation services, so the pages are live at once; it stops with
-the server.
+the server. A fresh database is also given a cluster total per partition (elastic quota stays
+off), a quota tree and a forest (``quotaweb.core.demo_seed``), and a second, gentler simulator
+adds and releases consumers on them (``quotaweb.core.tree_simulator``).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from django.urls import reverse
 
 from quotaweb.accounts.roles import ROLE_ADMIN, ROLE_VIEWER
 from quotaweb.accounts.services import DemoLogin, accounts_demo_ensure
+from quotaweb.core.demo_seed import demo_seed
 from quotaweb.core.serving import (
     engines_start_for,
     owner_threads_start,
@@ -29,6 +32,7 @@ from quotaweb.core.serving import (
     site_url,
 )
 from quotaweb.core.simulator import DEFAULT_RATE, rate_argument, simulator_start
+from quotaweb.core.tree_simulator import DEFAULT_TREE_RATE, TreeSimulatorThread
 from quotaweb.env import env_bool
 
 WARN_DEFAULT_PASSWORDS = (
@@ -42,6 +46,7 @@ MSG_SIMULATOR = (
     "Simulated load: {rate:g} operations/s over partitions {partitions} (off: --no-simulator "
     f"or {SIMULATOR_ENV}=0)"
 )
+MSG_TREE_SIMULATOR = "Simulated quota tree consumers: {rate:g} operations/s over every tree"
 
 ROLE_DUTIES = {
     ROLE_ADMIN: "quota admin: changes the configuration",
@@ -81,6 +86,7 @@ class Command(BaseCommand):
         call_command("migrate", interactive=False, verbosity=max(0, verbosity - 1))
         logins = accounts_demo_ensure()
         engines_start_for(config or settings.QUOTAWEB_CONFIG, self.stdout.write)
+        demo_seed(write=self.stdout.write)
         self.stdout.write("")
         self.stdout.write(self.style.SUCCESS(f"quotaweb is at {site_url(host, port)}"))
         self.stdout.write(f"Health check: {site_url(host, port)}healthz")
@@ -91,10 +97,14 @@ class Command(BaseCommand):
             # Debug off suggests a shared machine, where a published password is an open door.
             self.stderr.write(self.style.WARNING(WARN_DEFAULT_PASSWORDS))
         simulator = simulator_start(rate=sim_rate) if simulating else None
+        tree_simulator = TreeSimulatorThread() if simulating else None
         if simulator is not None:
             self.stdout.write(MSG_SIMULATOR.format(
                 rate=sim_rate, partitions=", ".join(simulator.partitions)
             ))
+        if tree_simulator is not None:
+            tree_simulator.start()
+            self.stdout.write(MSG_TREE_SIMULATOR.format(rate=DEFAULT_TREE_RATE))
         # The engine channel (channel mode), the usage sampler and the elastic worker, as
         # manage.py serve starts them.
         owner = owner_threads_start(self.stdout.write)
@@ -106,6 +116,8 @@ class Command(BaseCommand):
             owner.signal()
             if simulator is not None:
                 simulator.stop()
+            if tree_simulator is not None:
+                tree_simulator.stop()
             owner.join()
 
     def login_lines(self, logins: list[DemoLogin], *, login_url: str) -> list[str]:
