@@ -10,7 +10,8 @@ and are the very engines the server uses (no autoreloader, no second process). U
 to those engines through the allocation services, so the pages are live at once; it stops with
 the server. A fresh database is also given a cluster total per partition (elastic quota stays
 off), a quota tree and a forest (``quotaweb.core.demo_seed``), and a second, gentler simulator
-adds and releases consumers on them (``quotaweb.core.tree_simulator``).
+adds and releases consumers on them (``quotaweb.core.tree_simulator``); without simulators
+nothing is seeded.
 """
 
 from __future__ import annotations
@@ -86,7 +87,10 @@ class Command(BaseCommand):
         call_command("migrate", interactive=False, verbosity=max(0, verbosity - 1))
         logins = accounts_demo_ensure()
         engines_start_for(config or settings.QUOTAWEB_CONFIG, self.stdout.write)
-        demo_seed(write=self.stdout.write)
+        if simulating:
+            # Seeds are for the lively demo; without simulators the database is left bare, so
+            # scripts and tests see exactly what they send.
+            demo_seed(write=self.stdout.write)
         self.stdout.write("")
         self.stdout.write(self.style.SUCCESS(f"quotaweb is at {site_url(host, port)}"))
         self.stdout.write(f"Health check: {site_url(host, port)}healthz")
