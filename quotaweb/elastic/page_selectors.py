@@ -59,6 +59,11 @@ NOTE_SCALED = (
     "\u00d7{factor} ({shared} \u00f7 {mins}). The scaled figure is what the split starts from; "
     "anything a child does not ask for is still lent to its busy siblings."
 )
+NOTE_IDLE = (
+    "Under {parents}, no queue asks for anything now, so there is nothing to share there and "
+    "the children's guaranteed figures read \"scaled to 0\": they come back as soon as a queue "
+    "there uses or asks for resources."
+)
 # What revocation would pick: at most this many allocations per queue are listed.
 PICKS_SHOWN = 10
 
@@ -285,12 +290,17 @@ def scaling_notes(queues: list[Mapping[str, Any]]) -> list[str]:
             if scaled != minimum:
                 scaled_any.add((parent, kind))
     notes = []
+    idle = sorted({parent for parent, kind in scaled_any if sums[(parent, kind)][1] == 0})
     for parent, kind in sorted(scaled_any):
         mins, shared = sums[(parent, kind)]
+        if parent in idle:
+            continue
         notes.append(NOTE_SCALED.format(
             parent=parent, kind=kind, mins=format_quantity(kind, mins),
             shared=format_quantity(kind, shared), factor=scale_factor(mins, shared),
         ))
+    if idle:
+        notes.append(NOTE_IDLE.format(parents=", ".join(idle)))
     return notes
 
 

@@ -294,7 +294,9 @@ def _allocation_events(result: AllocationResult, forest: str) -> list[dict[str, 
     kind = ("trial" if result.trial else result.code) if result.allocated else "rejected"
     events = [{
         "kind": kind, "consumer": result.consumer, "trees": sorted(result.nodes) or [],
-        "forest": forest, "nodes": dict(result.nodes), "message": result.message,
+        "forest": forest, "nodes": dict(result.nodes),
+        # quotaweb's words first; the library's (kept for MCAD's clients) after them
+        "message": " ".join(text for text in (result.explanation, result.message) if text),
         "steps": list(result.steps),
     }]
     events.extend(_preemption_event(p, forest) for p in result.preemptions)

@@ -117,10 +117,15 @@ def test_the_feed_says_who_preempted_whom_where_and_by_which_priority(
         for victim in ("e", "a", "c")
     ]
     assert feed[3][:3] == ["placed", "i", "A in example"]
-    assert feed[3][3].startswith("placed at A (cpu 5+3 <= 10) Steps I full (cpu 0+3 > 1)")
+    # quotaweb's words, then the steps
+    assert feed[3][3].startswith(
+        "i is placed at A of tree example: its group I has no room left, so it borrows unused "
+        "quota of A. Steps I full (cpu 0+3 > 1)")
     rejected = [row for row in feed if row[0] == "rejected"]
     assert [row[:3] for row in rejected] == [["rejected", "f", "example"]]
     assert rejected[0][3].startswith(
+        "f does not fit tree example: A has 0.002 vcore of cpu left; the consumer asks for "
+        "0.003 vcore: 0.001 vcore short. Nothing changed. "
         "Failed to allocate quota on quota designation 'example' Steps")
     # every decision once, and the three preemptions
     assert len(feed) == len(STORY) + 3
