@@ -23,6 +23,7 @@ from typing import Any
 
 from django.db import DatabaseError, connections
 
+from quotaweb.core.demand_simulator import DemandSimulator
 from quotaweb.core.simulator import drive
 from quotaweb.engine.quotatrees import TreesNotLoaded, trees_get
 from quotaweb.quotatrees.models import Placement
@@ -101,7 +102,9 @@ class TreeSimulator:
 
     def step(self, now: float) -> None:
         if self.next_at is None:
-            self.next_at = now
+            # The first operation one interval after the start: a server stopped at once
+            # (a failed bind, a test) never writes.
+            self.next_at = now + 1.0 / self.rate
         while self.next_at <= now:
             self.next_at += 1.0 / self.rate
             try:
@@ -178,10 +181,12 @@ class TreeSimulator:
 
 
 class TreeSimulatorThread:
-    """The tree simulator on a daemon thread (stops with the process at the latest)."""
+    """The tree simulator and the elastic demand reports (``quotaweb.core.demand_simulator``)
+    on a daemon thread (stops with the process at the latest)."""
 
     def __init__(self, *, rate: float = DEFAULT_TREE_RATE, seed: int | None = None) -> None:
         self.simulator = TreeSimulator(rate=rate, seed=seed)
+        self.demand = DemandSimulator(seed=seed)
         self._stop = threading.Event()
         self._thread = threading.Thread(
             target=self._run, name="quotaweb-tree-simulator", daemon=True
@@ -198,7 +203,7 @@ class TreeSimulatorThread:
     def _run(self) -> None:
         try:
             self.simulator.adopt()
-            drive([self.simulator], stop=self._stop)
+            drive([self.simulator, self.demand], stop=self._stop)
         except Exception:
             logger.exception(LOG_CRASHED)
         finally:

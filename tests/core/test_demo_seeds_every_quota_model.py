@@ -1,17 +1,20 @@
 """The demo gives a fresh database something for every quota model: a cluster total per
 partition (elastic quota stays off), the lab tree and a forest of two trees; a second start
 keeps what an admin changed. The tree simulator adds and releases consumers on them, placed
-where the trees say, and adopts what a previous run left."""
+where the trees say, and adopts what a previous run left; the demand simulator reports pending
+work on leaf queues, in the types of their max."""
 
 from __future__ import annotations
 
 import pytest
 
+from quotaweb.core.demand_simulator import DemandSimulator
 from quotaweb.core.demo_seed import FOREST, FOREST_TREES, LAB_TREE, demo_seed
 from quotaweb.core.services import engines_start
 from quotaweb.core.tree_simulator import TREE_SIM_PREFIX, TreeSimulator
-from quotaweb.elastic.models import ElasticSettings
+from quotaweb.elastic.models import ElasticDemand, ElasticSettings
 from quotaweb.elastic.services import elastic_total_set
+from quotaweb.engine.gateway import engines_get
 from quotaweb.quotatrees import selectors
 from quotaweb.quotatrees.models import Forest, Placement, Tree
 from tests.configs import SAMPLE_CONFIG
@@ -68,3 +71,17 @@ def test_the_tree_simulator_adds_and_releases_consumers(started):
     again = TreeSimulator(rate=10.0, seed=8)
     again.adopt()
     assert {consumer for consumer, _, _ in again.live} == {row.consumer for row in placed}
+
+
+def test_the_demand_simulator_reports_pending_work_on_leaf_queues(started):
+    simulator = DemandSimulator(rate=10.0, seed=3)
+    for tick in range(30):
+        simulator.step(tick * 0.1)
+    assert simulator.reports > 0
+    rows = list(ElasticDemand.objects.all())
+    assert rows, "some demand is left reported"
+    for row in rows:
+        with engines_get().engine(row.partition) as engine:
+            queue = next(q for q in engine.config.root.walk() if q.path == row.queue_path)
+        assert not queue.children
+        assert set(row.resource) <= set(queue.max)

@@ -24,6 +24,7 @@ from django.urls import reverse
 
 from quotaweb.accounts.roles import ROLE_ADMIN, ROLE_VIEWER
 from quotaweb.accounts.services import DemoLogin, accounts_demo_ensure
+from quotaweb.core.demand_simulator import DEFAULT_DEMAND_RATE
 from quotaweb.core.demo_seed import demo_seed
 from quotaweb.core.serving import (
     engines_start_for,
@@ -47,7 +48,10 @@ MSG_SIMULATOR = (
     "Simulated load: {rate:g} operations/s over partitions {partitions} (off: --no-simulator "
     f"or {SIMULATOR_ENV}=0)"
 )
-MSG_TREE_SIMULATOR = "Simulated quota tree consumers: {rate:g} operations/s over every tree"
+MSG_TREE_SIMULATOR = (
+    "Simulated quota tree consumers: {rate:g} operations/s over every tree; elastic demand: "
+    "{demand:g} reports/s"
+)
 
 ROLE_DUTIES = {
     ROLE_ADMIN: "quota admin: changes the configuration",
@@ -108,7 +112,9 @@ class Command(BaseCommand):
             ))
         if tree_simulator is not None:
             tree_simulator.start()
-            self.stdout.write(MSG_TREE_SIMULATOR.format(rate=DEFAULT_TREE_RATE))
+            self.stdout.write(MSG_TREE_SIMULATOR.format(
+                rate=DEFAULT_TREE_RATE, demand=DEFAULT_DEMAND_RATE
+            ))
         # The engine channel (channel mode), the usage sampler and the elastic worker, as
         # manage.py serve starts them.
         owner = owner_threads_start(self.stdout.write)
