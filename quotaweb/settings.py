@@ -308,6 +308,9 @@ SPECTACULAR_SETTINGS = {
 }
 # The YuniKorn-compatible /ws/v1/ reads without logging in (read-only dashboards).
 QUOTAWEB_PUBLIC_READ = env_bool("QUOTAWEB_PUBLIC_READ", False)
+# What the packager knows of this build, shown as YuniKorn's build information (/ws/v1/clusters).
+QUOTAWEB_BUILD_DATE = env_str("QUOTAWEB_BUILD_DATE", "")
+QUOTAWEB_BUILD_COMMIT = env_str("QUOTAWEB_BUILD_COMMIT", "")
 # A whole configuration may be 8 MiB of YAML (trackers' own cap) and a batch 10,000 operations.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 16 * 1024 * 1024
 

@@ -1,12 +1,14 @@
 """Applications in YuniKorn's shape (``ApplicationDAOInfo`` and ``AllocationDAOInfo`` of
 yunikorn-core ``pkg/webservice/dao``), built from the live allocations held beside each engine
-(``engine.live``) and the ledger's ``created`` times.
+(``engine.live``), the ledger's ``created`` times and each application's state changes
+(``engine.app_states``).
 
-An application is what has live allocations: its state is "Running" (quotaweb forgets an
-application when its last allocation is released, so there are no completed ones to show).
-YuniKorn puts an application in one queue; quotaweb lets a scheduler spread one over several, so
-a queue shows the application's allocations in that queue, and the partition-wide view shows all
-of them under the queue of its oldest allocation.
+An application is what has live allocations: its state is "Running". When its last allocation is
+released it is "Completed"; YuniKorn takes completed applications out of their queue, and so does
+quotaweb, but the partition-wide read still finds the newest ones (``app_states.COMPLETED_KEPT``,
+in memory: a restart forgets them). YuniKorn puts an application in one queue; quotaweb lets a
+scheduler spread one over several, so a queue shows the application's allocations in that queue,
+and the partition-wide view shows all of them under the queue of its oldest allocation.
 
 - ``usedResource``: the sum of the allocations shown (types that add up to 0 left out);
 - ``maxUsedResource``: the largest usage per type quotaweb can vouch for. Starting from the live
@@ -14,17 +16,22 @@ of them under the queue of its oldest allocation.
   are walked back, undoing each allocation and release of the application, until its first live
   allocation (exact) or the oldest kept event (then a lower bound of YuniKorn's figure, which
   counts the application's whole life);
-- ``submissionTime``: the oldest live allocation's ``created`` (nanoseconds): the application may
-  have started earlier with allocations already released;
+- ``submissionTime``: when the application was accepted (its first allocation's commit), or its
+  oldest live allocation's ``created`` if that is older (nanoseconds); ``finishedTime`` when it
+  completed;
+- ``stateLog``: ``Accepted`` and ``Running`` at its first allocation, ``Completed`` at the
+  release of its last (``engine.app_states``; restored applications start from their oldest
+  stored allocation);
 - each allocation: ``allocationKey``, ``requestTime`` and ``allocationTime`` (both its
-  ``created``: quotaweb answers a request as it stores it), ``resource``, ``applicationId``,
-  ``partition`` and ``queueName`` (the older DAO's fields, which YuniKorn's web UI reads);
+  ``created``: quotaweb answers a request as it stores it), ``resource``, ``priority`` (as the
+  scheduler sent it, "0" when it sent none), ``applicationId``, ``partition`` and ``queueName``
+  (the older DAO's fields, which YuniKorn's web UI reads);
 - ``user`` and ``groups`` as the oldest allocation was made.
 
 Left out, empty or meaningless here: ``pendingResource`` and ``requests`` (no pending asks),
-``finishedTime``, ``rejectedMessage``, ``stateLog``, ``placeholderData``, ``hasReserved``,
-``reservations``, ``maxRequestPriority``, ``startTime``, and per allocation ``priority``,
-``nodeId``, ``allocationTags``, placeholders and preemption.
+``rejectedMessage``, ``placeholderData``, ``hasReserved``, ``reservations``,
+``maxRequestPriority``, ``startTime``, and per allocation ``nodeId`` (no allocation names a
+node), ``allocationTags``, placeholders and preemption.
 """
 
 from __future__ import annotations
@@ -34,6 +41,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from quotaweb.allocations.models import Allocation
+from quotaweb.engine.app_states import ACCEPTED, COMPLETED, ApplicationLife
 from quotaweb.engine.gateway import engines_get
 from quotaweb.engine.live import LiveAllocation
 
@@ -75,7 +83,9 @@ def application_of(
         a for a in snapshot.allocations if queue is None or a.queue_path.lower() == queue
     ]
     if not allocations:
-        return None
+        # As YuniKorn, a completed application has left its queue: only the partition-wide
+        # read finds it.
+        return _completed(partition, application_id) if queue is None else None
     created = _created(partition, (a.key for a in allocations))
     return _application(partition, allocations, created, snapshot.events, queue=queue)
 
@@ -150,13 +160,46 @@ def _application(
         out["maxUsedResource"] = peak
     out["partition"] = partition
     out["queueName"] = queue if queue is not None else first.queue_path.lower()
-    if first.key in created:
-        out["submissionTime"] = nanoseconds(created[first.key])
+    life = engines_get().application_life(partition, application_id)
+    states = list(life.states) if life is not None and life.state != COMPLETED else []
+    submitted = [nanoseconds(created[first.key])] if first.key in created else []
+    if states:
+        submitted.append(states[0][1])
+    if submitted:
+        out["submissionTime"] = min(submitted)
+        if not states:
+            # Not seen accepted by this process (restored without its times): from the
+            # oldest stored allocation, as a restart starts it.
+            states = [(ACCEPTED, min(submitted)), (STATE_RUNNING, min(submitted))]
     out["allocations"] = [_allocation(partition, a, created.get(a.key)) for a in ordered]
     out["applicationState"] = STATE_RUNNING
     out["user"] = first.user
     if first.groups:
         out["groups"] = list(first.groups)
+    if states:
+        out["stateLog"] = _state_log(states)
+    return out
+
+
+def _state_log(states: Iterable[tuple[str, int]]) -> list[dict[str, Any]]:
+    """``StateDAOInfo`` per state change, oldest first."""
+    return [{"time": at, "applicationState": state} for state, at in states]
+
+
+def _completed(partition: str, application_id: str) -> dict[str, Any] | None:
+    """A completed application (no live allocation) that this process saw complete; None
+    otherwise."""
+    life: ApplicationLife | None = engines_get().application_life(partition, application_id)
+    if life is None or life.state != COMPLETED:
+        return None
+    out: dict[str, Any] = {
+        "applicationID": application_id, "partition": partition,
+        "queueName": life.queue_path.lower(), "submissionTime": life.states[0][1],
+        "finishedTime": life.states[-1][1], "applicationState": COMPLETED, "user": life.user,
+    }
+    if life.groups:
+        out["groups"] = list(life.groups)
+    out["stateLog"] = _state_log(life.states)
     return out
 
 
@@ -169,6 +212,8 @@ def _allocation(
         out["requestTime"] = out["allocationTime"] = nanoseconds(created)
     if allocation.resource:
         out["resource"] = dict(allocation.resource)
+    # A string in YuniKorn's DAO.
+    out["priority"] = str(allocation.priority)
     out["applicationId"] = allocation.application_id
     out["partition"] = partition
     out["queueName"] = allocation.queue_path.lower()

@@ -2,7 +2,8 @@
 releases them (``quotaweb.allocations.services`` holds the discipline). Writes from the request
 threads (Django's connection: single rows, groups of single allocations, batches, COPY streams),
 writes in doubt settled before the next one (``_doubted``), and the event loop's own connection
-for allocations admitted there (``LoopLedger``)."""
+for allocations admitted there (``PostgresLoopLedger``; on SQLite
+``quotaweb.allocations.ledger_writer``)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 import psycopg
 from django.db import DEFAULT_DB_ALIAS, connections, transaction
@@ -109,10 +110,10 @@ def _doubted(
 
 _INSERT_FIELDS = (
     "partition", "key", "application_id", "queue_path", "user", "groups", "resource", "group",
-    "created",
+    "created", "priority",
 )
-# At most 900 parameters a statement: within every SQLite build's limit (999 before 3.32).
-_ROWS_PER_INSERT = 100
+# At most 990 parameters a statement: within every SQLite build's limit (999 before 3.32).
+_ROWS_PER_INSERT = 99
 _KEYS_PER_DELETE = 500
 
 
@@ -310,8 +311,10 @@ class _LedgerRows:
                 resource = _json_value(_RESOURCE, dict(a.resource), connection)
                 if len(resources_seen) < _ENCODINGS_KEPT:
                     resources_seen[shape] = resource
+            # The priority as text, like every value here (COPY and the loop's INSERT send
+            # text; SQLite stores it in the integer column as a number).
             rows.append((partition, a.key, a.application_id, a.queue_path, a.user, groups,
-                         resource, a.group or "", created))
+                         resource, a.group or "", created, str(a.priority)))
         return rows
 
 
@@ -339,7 +342,16 @@ _CREATED = Allocation._meta.get_field("created")
 _LOOP_INSERT = b"quotaweb_ledger_insert"
 
 
-class LoopLedger:
+class LoopLedger(Protocol):
+    """The ledger's write for allocations admitted on the server's event loop: None (go to a
+    thread) when this loop cannot write for ``partition`` now."""
+
+    async def write_for(self, partition: str) -> LoopLedgerWrite | None: ...
+
+    async def close(self) -> None: ...
+
+
+class PostgresLoopLedger:
     """The ledger's write for allocations admitted on the server's event loop, on PostgreSQL
     (``allocation_create_on_loop``): psycopg's asynchronous connection, of that loop alone, in
     autocommit, the one-row INSERT prepared on it as the threads' connections prepare theirs.
@@ -367,15 +379,6 @@ class LoopLedger:
         # libpq takes one statement at a time: allocations of two partitions take turns.
         self._writing = asyncio.Lock()
         self._retry_at = 0.0
-
-    @staticmethod
-    def usable() -> bool:
-        """PostgreSQL, without a role to assume (which Django sets on each connection it
-        makes)."""
-        database = connections[DEFAULT_DB_ALIAS]
-        return database.vendor == "postgresql" and not database.settings_dict["OPTIONS"].get(
-            "assume_role"
-        )
 
     async def write_for(self, partition: str) -> LoopLedgerWrite | None:
         if doubts.pending(partition):

@@ -23,6 +23,10 @@ class Allocation(models.Model):
         help_text="the group the application counts against",
     )
     created = models.DateTimeField()
+    # YuniKorn's int32 allocation priority as the scheduler sent it (0 when it sent none):
+    # shown in the YuniKorn reads, never used for admission. A default in the database too, so
+    # that a row written without it (a peer still on the version before) is still stored.
+    priority = models.IntegerField(default=0, db_default=0)
 
     class Meta:
         constraints = [
@@ -35,3 +39,29 @@ class Allocation(models.Model):
 
     def __str__(self) -> str:
         return f"{self.partition}/{self.key}"
+
+
+class Node(models.Model):
+    """A node a scheduler reported for a partition (``PUT /api/v1/partitions/{p}/nodes``
+    replaces the partition's set). quotaweb admits by quota, not by node: nodes only fill the
+    YuniKorn reads (node lists, the partition's capacity, node utilisation)."""
+
+    partition = models.CharField(max_length=64)
+    node_id = models.CharField(max_length=255)
+    host_name = models.CharField(max_length=255, blank=True, default="")
+    rack_name = models.CharField(max_length=255, blank=True, default="")
+    attributes = models.JSONField(default=dict, help_text="{name: text}")
+    capacity = models.JSONField(help_text="{type: integer} in base units")
+    occupied = models.JSONField(
+        default=dict, help_text="{type: integer} in base units: in use on the node"
+    )
+    reported = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["partition", "node_id"], name="node_id_unique"),
+        ]
+        ordering = ["partition", "node_id"]
+
+    def __str__(self) -> str:
+        return f"{self.partition}/{self.node_id}"

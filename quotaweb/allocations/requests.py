@@ -17,6 +17,8 @@ MAX_GROUPS = 100
 MAX_RESOURCE_TYPES = 64
 # Resource values are stored and summed as 64-bit integers, like YuniKorn's.
 MAX_QUANTITY = INT64_MAX
+# A YuniKorn priority is a signed 32-bit integer.
+MIN_PRIORITY, MAX_PRIORITY = -(2**31), 2**31 - 1
 
 ERR_NOT_OBJECT = "the body must be a JSON object"
 ERR_REQUIRED = "is required"
@@ -29,6 +31,7 @@ ERR_RESOURCE = (
     "must be an object of at most {limit} resource types, each an integer from 0 to {max} "
     "in base units (memory bytes, vcore millicores)"
 )
+ERR_PRIORITY = "must be an integer from {min} to {max} (YuniKorn's 32-bit priority)"
 ERR_UNKNOWN_KEY = "is not a field of this request (allowed: {allowed}): nothing was changed"
 ERR_OPERATIONS = "must be a list of 1 to {limit} operations"
 ERR_OP = "must be \"allocate\" or \"release\""
@@ -79,7 +82,7 @@ _TEXT_FIELDS = (("allocationKey", MAX_TEXT), ("applicationId", MAX_TEXT),
 # The keys each body may hold: anything else is refused, so that a typo (``grups``) cannot pass
 # as an allocation that no group limit holds.
 ALLOCATION_FIELDS = frozenset(
-    {name for name, _limit in _TEXT_FIELDS} | {"groups", "resource"}
+    {name for name, _limit in _TEXT_FIELDS} | {"groups", "resource", "priority"}
 )
 ALLOCATE_OPERATION_FIELDS = ALLOCATION_FIELDS | {"op"}
 RELEASE_OPERATION_FIELDS = frozenset({"op", "allocationKey"})
@@ -88,7 +91,8 @@ BATCH_FIELDS = frozenset({"operations"})
 
 def allocation_request(data: Any, *, at: str = "") -> LiveAllocation:
     """An allocation from a request body (``allocationKey``, ``applicationId``, ``queuePath``,
-    ``user``, ``groups``, ``resource``); ``AllocationInvalid`` naming every bad field.
+    ``user``, ``groups``, ``resource``, optional ``priority``); ``AllocationInvalid`` naming
+    every bad field.
 
     Written by hand rather than with a serializer: a batch reads 10,000 of these per request.
     """
@@ -133,9 +137,18 @@ def _allocation_or_none(data: Any, fields: frozenset[str]) -> LiveAllocation | N
     for kind, value in resource.items():
         if not (type(value) is int and 0 <= value <= MAX_QUANTITY and 0 < len(kind) <= MAX_TEXT):
             return None
+    priority = get("priority", 0)
+    if not _priority_ok(priority):
+        return None
     return named_tuple(
-        LiveAllocation, (key, application, queue_path, user, tuple(groups), resource, None)
+        LiveAllocation,
+        (key, application, queue_path, user, tuple(groups), resource, None, priority),
     )
+
+
+def _priority_ok(priority: Any) -> bool:
+    # ``type(...) is int``: JSON's true and false are no priority.
+    return type(priority) is int and MIN_PRIORITY <= priority <= MAX_PRIORITY
 
 
 def _request_errors(data: Any, at: str, fields: frozenset[str]) -> list[dict[str, str]]:
@@ -150,6 +163,9 @@ def _request_errors(data: Any, at: str, fields: frozenset[str]) -> list[dict[str
             errors.append({"field": at + name, "message": ERR_TEXT.format(limit=limit)})
     if not _groups_ok(data.get("groups", [])):
         errors.append({"field": at + "groups", "message": ERR_GROUPS.format(limit=MAX_GROUPS)})
+    if "priority" in data and not _priority_ok(data["priority"]):
+        errors.append({"field": at + "priority", "message": ERR_PRIORITY.format(
+            min=MIN_PRIORITY, max=MAX_PRIORITY)})
     if "resource" not in data:
         errors.append({"field": at + "resource", "message": ERR_REQUIRED})
     elif not _resource_ok(data["resource"]):

@@ -16,18 +16,27 @@ import logging
 import time
 from collections.abc import Sequence
 
-from django.db import transaction
+from django.db import DEFAULT_DB_ALIAS, connections, transaction
 
 from quotaweb import metrics
-from quotaweb.allocations.ledger import LoopLedger, _ledger_stream, _ledger_write
+from quotaweb.allocations.applications import nanoseconds
+from quotaweb.allocations.ledger import (
+    LoopLedger,
+    PostgresLoopLedger,
+    _ledger_stream,
+    _ledger_write,
+)
+from quotaweb.allocations.ledger_writer import WriterThreadLedger
 from quotaweb.allocations.models import Allocation
 from quotaweb.allocations.requests import (
     ALLOCATION_FIELDS,
     MAX_BATCH,
     MAX_GROUPS,
+    MAX_PRIORITY,
     MAX_QUANTITY,
     MAX_RESOURCE_TYPES,
     MAX_TEXT,
+    MIN_PRIORITY,
     AllocationInvalid,
     allocation_request,
     batch_request,
@@ -39,10 +48,11 @@ from quotaweb.postgresql.waits import deadline
 # The request checks and the ledger live in their own modules; callers and tests keep taking
 # these names from here.
 __all__ = [
-    "ALLOCATION_FIELDS", "MAX_BATCH", "MAX_GROUPS", "MAX_QUANTITY", "MAX_RESOURCE_TYPES",
-    "MAX_TEXT", "AllocationInvalid", "LoopLedger", "allocation_create",
-    "allocation_create_on_loop", "allocation_release", "allocation_request", "allocations_batch",
-    "application_release", "batch_request", "ledger_restore",
+    "ALLOCATION_FIELDS", "MAX_BATCH", "MAX_GROUPS", "MAX_PRIORITY", "MAX_QUANTITY",
+    "MAX_RESOURCE_TYPES", "MAX_TEXT", "MIN_PRIORITY", "AllocationInvalid", "LoopLedger",
+    "allocation_create", "allocation_create_on_loop", "allocation_release", "allocation_request",
+    "allocations_batch", "application_release", "batch_request", "ledger_restore",
+    "loop_ledger_open",
 ]
 
 logger = logging.getLogger(__name__)
@@ -86,6 +96,20 @@ def allocation_create(*, partition: str, request: LiveAllocation) -> Admission:
     _took("allocate", started)
     _count(admission)
     return admission
+
+
+def loop_ledger_open() -> LoopLedger | None:
+    """The ledger for allocations made on the server's event loop, for this database: a
+    connection of the loop's own on PostgreSQL, a writer thread on SQLite; None where neither
+    serves (a PostgreSQL role to assume, which Django sets on each connection it makes)."""
+    database = connections[DEFAULT_DB_ALIAS]
+    if database.vendor == "sqlite":
+        return WriterThreadLedger()
+    if database.vendor == "postgresql" and not database.settings_dict["OPTIONS"].get(
+        "assume_role"
+    ):
+        return PostgresLoopLedger()
+    return None
 
 
 async def allocation_create_on_loop(
@@ -172,19 +196,26 @@ def ledger_restore() -> dict[str, int]:
     restored: dict[str, int] = {}
     skipped = 0
     fields = ("partition", "key", "application_id", "queue_path", "user", "groups", "resource",
-              "group")
+              "group", "priority", "created")
     rows = Allocation.objects.order_by("id").values_list(*fields).iterator(chunk_size=5000)
     by_partition: dict[str, list[LiveAllocation]] = {}
-    for partition, key, application, path, user, groups, resource, group in rows:
+    # When each key was stored: each application's state log starts again from its oldest.
+    stored_ns: dict[str, dict[str, int]] = {}
+    for partition, key, application, path, user, groups, resource, group, priority, created in (
+        rows
+    ):
         if partition not in served:
             skipped += 1
             continue
         by_partition.setdefault(partition, []).append(LiveAllocation(
             key=key, application_id=application, queue_path=path, user=user,
-            groups=tuple(groups), resource=resource, group=group or None,
+            groups=tuple(groups), resource=resource, group=group or None, priority=priority,
         ))
+        stored_ns.setdefault(partition, {})[key] = nanoseconds(created)
     for partition, allocations in by_partition.items():
-        restored[partition] = gateway.restore(partition, allocations)
+        restored[partition] = gateway.restore(
+            partition, allocations, stored_ns=stored_ns[partition]
+        )
     if skipped:
         logger.warning(
             "%d stored allocations belong to partitions no longer configured; kept, not applied",

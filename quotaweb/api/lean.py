@@ -22,9 +22,11 @@ before the body is read, and handed over with an empty body: DRF refuses them be
 one, so a caller without a good token never makes the server hold a body of up to the cap.
 
 The answers are made in the Django handler's threads, except that the server (``answer_on_loop``)
-makes an allocate on the event loop itself when the database is PostgreSQL and the token's admin
-is remembered: ``services.LoopLedger`` awaits the row's commit there, which saves the hop to a
-thread and back; a partition busy in a thread sends the allocate to a thread after all.
+makes an allocate on the event loop itself when the token's admin is remembered: its ledger
+(``services.loop_ledger_open``) awaits the group's commit there, on a connection of the loop's own
+(PostgreSQL) or in one writer thread (SQLite), which saves each request a hop to a thread and
+back and lets any number of them share a commit; a partition busy in a thread sends the allocate
+to a thread after all.
 """
 
 from __future__ import annotations
@@ -335,10 +337,9 @@ class LeanAllocations:
 
     def answer_on_loop(self) -> None:
         """Make allocates on the event loop from now on, where the database allows it
-        (``services.LoopLedger``): for the server's one long-lived loop, whose connection
+        (``services.loop_ledger_open``): for the server's one long-lived loop, whose ledger
         lasts as long as the process."""
-        if services.LoopLedger.usable():
-            self.ledger = services.LoopLedger()
+        self.ledger = services.loop_ledger_open()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         route = _route(scope) if scope["type"] == "http" else None

@@ -64,6 +64,7 @@ _TEXTS = {
     "503": "the quota engines are still starting",
 }
 _METHODS = ("get", "put", "post", "patch", "delete")
+_EXPORT_ELASTICQUOTA = "/api/v1/partitions/{partition}/export/elasticquota"
 # Answers that do not follow from an operation's shape: the active configuration's reads are 404
 # until one is applied, a page past the last is 404, and the one endpoint that negotiates its
 # answer's type is 406 for an Accept it cannot answer.
@@ -71,14 +72,20 @@ _MORE = {
     ("get", "/api/v1/config"): ["404"],
     ("get", "/api/v1/config/versions"): ["404"],
     ("get", "/ws/v1/config"): ["404", "406"],
+    ("get", _EXPORT_ELASTICQUOTA): ["409"],
+}
+# Where a code means something else than it does everywhere else.
+_OWN_TEXTS = {
+    ("get", _EXPORT_ELASTICQUOTA, "409"): "a resource type of the partition has no Kubernetes "
+    "name, so it cannot be written as an ElasticQuota",
 }
 
 
 def _is_config_write(path: str, method: str) -> bool:
     if method == "get":
         return False
-    return path.startswith("/api/v1/config") or (
-        path.startswith("/api/v1/partitions/{partition}/queues/")
+    return path.startswith("/api/v1/config") or path.startswith(
+        ("/api/v1/partitions/{partition}/queues/", "/api/v1/partitions/{partition}/import/")
     )
 
 
@@ -122,7 +129,7 @@ def add_error_responses(result: dict[str, Any], generator: Any, request: Any, pu
             responses = operation.setdefault("responses", {})
             for code in _statuses(path, method, operation):
                 responses.setdefault(code, {
-                    "description": _TEXTS[code],
+                    "description": _OWN_TEXTS.get((method, path, code), _TEXTS[code]),
                     "content": {"application/json": {
                         "schema": {"$ref": f"#/components/schemas/{component}"},
                     }},

@@ -292,6 +292,8 @@ class ImpactSerializer(serializers.Serializer):
 
 class AppliedSerializer(VersionSerializer):
     impact = ImpactSerializer(many=True)
+    # Only when there is something to say (a ConfigMap's keys other than queues.yaml ignored).
+    warnings = serializers.ListField(child=serializers.CharField(), required=False)
 
 
 class DryRunSerializer(serializers.Serializer):
@@ -301,6 +303,7 @@ class DryRunSerializer(serializers.Serializer):
     details = serializers.ListField(child=serializers.DictField())
     changes = serializers.ListField(child=serializers.DictField())
     impact = ImpactSerializer(many=True)
+    warnings = serializers.ListField(child=serializers.CharField(), required=False)
 
 
 class LimitAnswerSerializer(serializers.Serializer):
@@ -420,6 +423,15 @@ class PartitionQueueSerializer(QueueNodeSerializer):
     absUsedCapacity = _resource_map(
         required=False, help_text="integer percent of max used, per type of max with usage"
     )
+    currentPriority = serializers.IntegerField(
+        help_text="highest priority of pending requests; int32's minimum without any"
+    )
+    prioritySorting = serializers.BooleanField()
+    preemptionEnabled = serializers.BooleanField()
+    isPreemptionFence = serializers.BooleanField()
+    preemptionDelay = serializers.CharField(required=False)
+    isPriorityFence = serializers.BooleanField()
+    priorityOffset = serializers.IntegerField(required=False)
 
 
 class PartitionCapacitySerializer(serializers.Serializer):
@@ -446,6 +458,9 @@ class PartitionInfoSerializer(serializers.Serializer):
     clusterId = serializers.CharField()
     capacity = PartitionCapacitySerializer()
     nodeSortingPolicy = NodeSortingPolicySerializer()
+    preemptionEnabled = serializers.BooleanField()
+    quotaPreemptionEnabled = serializers.BooleanField()
+    totalNodes = serializers.IntegerField(help_text="reported nodes; 0 until a scheduler reports")
     applications = serializers.DictField(
         child=serializers.IntegerField(), help_text="applications by state, and total"
     )
@@ -454,6 +469,10 @@ class PartitionInfoSerializer(serializers.Serializer):
 
 class ClusterInfoSerializer(serializers.Serializer):
     startTime = serializers.IntegerField(required=False, help_text="nanoseconds since the epoch")
+    rmBuildInformation = serializers.ListField(
+        child=serializers.DictField(child=serializers.CharField()),
+        help_text="quotaweb's build: buildVersion, buildDate, isPluginVersion, rmId, ...",
+    )
     partition = serializers.CharField()
     clusterName = serializers.CharField()
 
@@ -463,9 +482,15 @@ class AllocationInfoSerializer(serializers.Serializer):
     requestTime = serializers.IntegerField(required=False, help_text="nanoseconds")
     allocationTime = serializers.IntegerField(required=False, help_text="nanoseconds")
     resource = _resource_map(required=False)
+    priority = serializers.CharField(help_text="as the scheduler sent it; \"0\" without one")
     applicationId = serializers.CharField(required=False)
     partition = serializers.CharField(required=False)
     queueName = serializers.CharField(required=False)
+
+
+class StateInfoSerializer(serializers.Serializer):
+    time = serializers.IntegerField(help_text="nanoseconds since the epoch")
+    applicationState = serializers.CharField()
 
 
 class ApplicationInfoSerializer(serializers.Serializer):
@@ -475,10 +500,12 @@ class ApplicationInfoSerializer(serializers.Serializer):
     partition = serializers.CharField()
     queueName = serializers.CharField()
     submissionTime = serializers.IntegerField(required=False, help_text="nanoseconds")
+    finishedTime = serializers.IntegerField(required=False, help_text="nanoseconds")
     allocations = AllocationInfoSerializer(many=True, required=False)
     applicationState = serializers.CharField(required=False)
     user = serializers.CharField(required=False)
     groups = serializers.ListField(child=serializers.CharField(), required=False)
+    stateLog = StateInfoSerializer(many=True, required=False)
 
 
 class ApplicationHistorySerializer(serializers.Serializer):
@@ -504,9 +531,19 @@ class SchedulerHealthSerializer(serializers.Serializer):
 
 
 class NodeInfoSerializer(serializers.Serializer):
-    """``NodeDAOInfo``: quotaweb has no nodes, so node lists are always empty."""
+    """``NodeDAOInfo`` of a node a scheduler reported (``allocated`` and ``allocations`` never:
+    no allocation names a node)."""
 
     nodeID = serializers.CharField()
+    hostName = serializers.CharField(required=False)
+    rackName = serializers.CharField(required=False)
+    attributes = serializers.DictField(child=serializers.CharField(), required=False)
+    capacity = _resource_map(required=False)
+    occupied = _resource_map(required=False)
+    available = _resource_map(required=False, help_text="capacity minus occupied")
+    utilized = _resource_map(required=False, help_text="integer percent of capacity occupied")
+    schedulable = serializers.BooleanField()
+    isReserved = serializers.BooleanField()
 
 
 class PartitionNodesUtilSerializer(serializers.Serializer):
@@ -518,3 +555,15 @@ class PartitionNodesUtilSerializer(serializers.Serializer):
 class NodesUtilSerializer(serializers.Serializer):
     type = serializers.CharField(required=False)
     utilization = serializers.ListField(child=serializers.DictField(), required=False)
+
+
+class ElasticQuotaImportedSerializer(AppliedSerializer):
+    """An ElasticQuota import applied: the version, its impact, and what was read."""
+
+    groups = serializers.IntegerField(help_text="quota groups imported, one queue each")
+    notes = serializers.ListField(child=serializers.CharField())
+
+
+class ElasticQuotaDryRunSerializer(DryRunSerializer):
+    groups = serializers.IntegerField()
+    notes = serializers.ListField(child=serializers.CharField())

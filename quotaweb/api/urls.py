@@ -9,7 +9,9 @@ urlpatterns = [
     path("api/docs/", docs.docs, name="api-docs"),
     path("ws/v1/", include("quotaweb.api.views.yunikorn")),
     path("api/v1/", include("quotaweb.api.views.config")),
+    path("api/v1/", include("quotaweb.api.views.formats")),
     path("api/v1/", include("quotaweb.api.views.allocations")),
+    path("api/v1/", include("quotaweb.api.views.nodes")),
     path("api/v1/", include("quotaweb.api.views.elastic")),
     path("api/v1/", include("quotaweb.api.views.quotatrees")),
 ]

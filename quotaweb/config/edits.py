@@ -241,6 +241,34 @@ def limit_move(*, partition: str, queue_path: str, index: int, to_index: int) ->
     return edit
 
 
+def queues_replace(*, partition: str, queues: list[Document]) -> Edit:
+    """Put ``queues`` (document dicts, children nested) below the partition's root in place of
+    the queues there; the root's own settings stay. A partition not there yet is added, so a
+    tree can be imported into a new one (an ElasticQuota import does this)."""
+
+    def edit(document: Document) -> None:
+        try:
+            written = _partition(document, partition)
+        except NotFound:
+            partitions = document.get("partitions")
+            if partitions is None:
+                partitions = document["partitions"] = []
+            written = fresh(
+                {"name": partition, "queues": [{"name": "root"}]},
+                like=partitions[0] if partitions else None,
+            )
+            partitions.append(written)
+        root = written["queues"][0]
+        if not queues:
+            root.pop("queues", None)
+        elif "queues" in root:
+            root["queues"] = merge(root["queues"], queues)
+        else:
+            root["queues"] = fresh(queues)
+
+    return edit
+
+
 # -- records: edits as JSON, for drafts -----------------------------------------------------------
 
 Record = dict[str, Any]
@@ -253,6 +281,7 @@ _KINDS: dict[str, Callable[..., Edit]] = {
     "limit_update": limit_update,
     "limit_delete": limit_delete,
     "limit_move": limit_move,
+    "queues_replace": queues_replace,
 }
 
 _FIELD_LABELS = {
@@ -291,6 +320,8 @@ def record_label(record: Record) -> str:
         return f"delete queue {where} and everything below it"
     if kind == "limit_create":
         return f"add a limit entry to {where}"
+    if kind == "queues_replace":
+        return f"replace every queue below root in partition {args['partition']}"
     position = args["index"] + 1
     if kind == "limit_update":
         fields = ", ".join(_FIELD_LABELS.get(name, name) for name in args["values"])

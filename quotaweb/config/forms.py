@@ -521,6 +521,24 @@ class YamlForm(ApplyForm):
         return data
 
 
+class ElasticQuotaForm(YamlForm):
+    """Koordinator ElasticQuota objects to import into a partition (``kubectl get elasticquota
+    -A -o yaml``); staged in the admin's draft, so no comment or base version here."""
+
+    partition = forms.CharField(
+        max_length=64, initial="default",
+        help_text="The partition whose queues below root the quota groups replace (a new "
+        "partition is added).",
+    )
+    comment = None
+    base_version = None
+    field_order = ["partition", "text", "upload"]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["text"].label = "Paste ElasticQuota objects"
+
+
 # -- the validator's errors, on the fields they are about ---------------------------------------
 
 QUEUE_FIELD_OF = (

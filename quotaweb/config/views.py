@@ -23,6 +23,7 @@ from django.views.decorators.http import require_http_methods, require_safe
 from quotaweb.accounts.decorators import admin_required, viewer_required
 from quotaweb.accounts.roles import is_quota_admin
 from quotaweb.config import edits, forms, selectors, services
+from quotaweb.config.configmap import configmap_render, configmap_unwrap
 from quotaweb.config.models import ConfigVersion
 from trackers.config.model import Config
 
@@ -513,11 +514,25 @@ def _draft_broken(request: HttpRequest, error: Exception) -> HttpResponse:
 # -- YAML: view, upload or paste, validate, preview, apply --------------------------------------
 
 
+def yaml_context(request: HttpRequest, **more: Any) -> dict[str, Any]:
+    """What the YAML page shows beside its form: the active version, its partitions (for the
+    export links) and, for an admin, the ElasticQuota import form."""
+    current = selectors.active_version()
+    partitions = (
+        [partition.name for partition in selectors.version_model(current).partitions]
+        if current is not None else []
+    )
+    context: dict[str, Any] = {"current": current, "partitions": partitions}
+    if can_edit(request):
+        context["eq_form"] = forms.ElasticQuotaForm(prefix="eq")
+    return {**context, **more}
+
+
 @viewer_required
 @require_http_methods(["GET", "HEAD", "POST"])
 def yaml_page(request: HttpRequest) -> HttpResponse:
-    current = selectors.active_version()
-    context: dict[str, Any] = {"current": current}
+    context = yaml_context(request)
+    current = context["current"]
     if not can_edit(request):
         return render(request, "config/yaml.html", context)
     if request.method != "POST":
@@ -535,6 +550,11 @@ def yaml_page(request: HttpRequest) -> HttpResponse:
     yaml_text = form.cleaned_data["yaml_text"]
     base = form.cleaned_data["base_version"]
     try:
+        # A YuniKorn ConfigMap gives its queues.yaml; the keys it ignores are said.
+        unwrapped = configmap_unwrap(text=yaml_text)
+        yaml_text = unwrapped.yaml_text
+        for warning in unwrapped.warnings:
+            messages.warning(request, warning)
         if request.POST.get("action") == "apply":
             version = services.config_apply(
                 yaml_text=yaml_text, author=request.user,
@@ -573,10 +593,13 @@ def version(request: HttpRequest, number: int) -> HttpResponse:
     except ConfigVersion.DoesNotExist:
         return _not_found(request, selectors.ERR_NO_VERSION.format(number=number))
     if request.GET.get("download"):
-        response = HttpResponse(found.yaml, content_type="application/yaml; charset=utf-8")
-        response["Content-Disposition"] = (
-            f'attachment; filename="quotaweb-config-v{found.number}.yaml"'
+        configmap = request.GET.get("format") == "configmap"
+        response = HttpResponse(
+            configmap_render(yaml_text=found.yaml) if configmap else found.yaml,
+            content_type="application/yaml; charset=utf-8",
         )
+        name = "yunikorn-configs" if configmap else "quotaweb-config"
+        response["Content-Disposition"] = f'attachment; filename="{name}-v{found.number}.yaml"'
         return response
     context = {"version": found, "active": selectors.active_version_number()}
     return render(request, "config/version.html", context)

@@ -15,11 +15,23 @@ this adds, per node, what YuniKorn's DAO carries and quotaweb can fill truthfull
 - ``template`` from a parent's ``childtemplate``, inherited by parent queues below that have
   none (YuniKorn's ``addChildQueue``).
 
+- the root's ``maxResource``, when the configuration gives it none, is what the caller says the
+  cluster holds (``root_max``: the elastic cluster total, or the reported nodes' capacity), as
+  YuniKorn's root max is its cluster's size; its headroom and ``absUsedCapacity`` follow;
+- the fields YuniKorn always sends: ``currentPriority`` (the highest priority of the queue's
+  pending requests, int32's minimum when it has none, as YuniKorn starts it: quotaweb never has
+  pending requests), and from the queue's properties as YuniKorn reads them,
+  ``prioritySorting`` (``application.sort.priority``, on unless "disabled"),
+  ``preemptionEnabled`` and ``isPreemptionFence`` (``preemption.policy``: "disabled" or
+  "fence"), ``isPriorityFence`` (``priority.policy`` "fence"), ``preemptionDelay``
+  (``preemption.delay``, YuniKorn's 30s by default) and ``priorityOffset``
+  (``priority.offset``, left out at 0). quotaweb itself neither sorts nor preempts: these say
+  what the configuration asks of a YuniKorn scheduler.
+
 Omitted as YuniKorn's ``omitempty`` omits them when empty, or because quotaweb has nothing true
 to put there: ``pendingResource`` and ``preemptingResource`` (no pending requests, no
-preemption), ``currentPriority``, ``allocatingAcceptedApps``, ``sortingPolicy``,
-``prioritySorting``, the preemption and priority fences and offsets (quotaweb neither sorts nor
-preempts). ``runningApps`` stays present at 0, as this API has always answered it.
+preemption), ``allocatingAcceptedApps``, ``sortingPolicy``. ``runningApps`` stays present at 0,
+as this API has always answered it.
 """
 
 from __future__ import annotations
@@ -36,6 +48,9 @@ from trackers.resources import INT64_MAX, component_min, parse_resource_map
 
 STATUS_ACTIVE = "Active"
 INT64_MIN = -(2**63)
+INT32_MIN = -(2**31)
+# YuniKorn's preemption delay when a queue's properties set none.
+DEFAULT_PREEMPTION_DELAY = "30s"
 # What YuniKorn reports for a partition without a node sorting policy of its own.
 DEFAULT_NODE_SORT_TYPE = "fair"
 DEFAULT_RESOURCE_WEIGHTS = {"memory": 1.0, "vcore": 1.0}
@@ -112,10 +127,35 @@ def _template_info(template: ChildTemplate | None) -> dict[str, Any] | None:
     return out or None
 
 
+def _policies(properties: Mapping[str, str]) -> dict[str, Any]:
+    """The priority and preemption fields of ``PartitionQueueDAOInfo`` that YuniKorn derives
+    from a queue's properties (unknown values read as the default, as YuniKorn does)."""
+    lowered = {key.lower(): str(value).strip().lower() for key, value in properties.items()}
+    preemption = lowered.get("preemption.policy", "default")
+    out: dict[str, Any] = {
+        "currentPriority": INT32_MIN,
+        "prioritySorting": lowered.get("application.sort.priority", "enabled") != "disabled",
+        "preemptionEnabled": preemption != "disabled",
+        "isPreemptionFence": preemption == "fence",
+        "preemptionDelay": lowered.get("preemption.delay") or DEFAULT_PREEMPTION_DELAY,
+        "isPriorityFence": lowered.get("priority.policy", "default") == "fence",
+    }
+    try:
+        offset = int(lowered.get("priority.offset", "0"))
+    except ValueError:
+        offset = 0
+    if offset and INT32_MIN <= offset <= -INT32_MIN - 1:
+        out["priorityOffset"] = offset
+    return out
+
+
 class _Builder:
-    def __init__(self, partition: str, configured: Partition) -> None:
+    def __init__(
+        self, partition: str, configured: Partition, root_max: dict[str, int] | None = None
+    ) -> None:
         self.partition = partition
         self.queues: dict[str, QueueModel] = {queue.path: queue for queue in configured.queues()}
+        self.root_max = root_max or None
 
     def node(
         self, node: dict[str, Any], *, parent_headroom: dict[str, int] | None,
@@ -130,6 +170,8 @@ class _Builder:
         )
         allocated = node.get("allocatedResource", {})
         maximum = node.get("maxResource")
+        if path == "root" and maximum is None and self.root_max is not None:
+            maximum = dict(self.root_max)
         headroom = _headroom(maximum, allocated, parent_headroom)
         template = None
         if not is_leaf:
@@ -139,7 +181,9 @@ class _Builder:
         out: dict[str, Any] = {
             "queuename": path, "status": STATUS_ACTIVE, "partition": self.partition,
         }
-        for key in ("maxResource", "guaranteedResource", "allocatedResource"):
+        if maximum is not None:
+            out["maxResource"] = maximum
+        for key in ("guaranteedResource", "allocatedResource"):
             if key in node:
                 out[key] = node[key]
         if headroom:
@@ -165,22 +209,27 @@ class _Builder:
         if "maxRunningApps" in node:
             out["maxRunningApps"] = node["maxRunningApps"]
         out["runningApps"] = node.get("runningApps", 0)
+        out.update(_policies(node.get("properties", {})))
         return out, headroom, template
 
 
-def queue_tree_dao(*, partition: str) -> dict[str, Any]:
+def queue_tree_dao(
+    *, partition: str, root_max: dict[str, int] | None = None
+) -> dict[str, Any]:
     """The whole queue tree of ``partition`` as ``PartitionQueueDAOInfo`` (``UnknownPartition``,
-    ``EngineNotLoaded`` from the gateway)."""
+    ``EngineNotLoaded`` from the gateway); ``root_max`` the root's max when none is configured."""
     tree = partition_queues(partition=partition)
-    builder = _Builder(partition, configured_partition(partition))
+    builder = _Builder(partition, configured_partition(partition), root_max)
     return builder.node(tree, parent_headroom=None, inherited=None)[0]
 
 
-def queue_dao(*, partition: str, queue_path: str, subtree: bool) -> dict[str, Any] | None:
+def queue_dao(
+    *, partition: str, queue_path: str, subtree: bool, root_max: dict[str, int] | None = None
+) -> dict[str, Any] | None:
     """One queue (any case of its path) as ``PartitionQueueDAOInfo``, with its children only
     when ``subtree``; None when the partition has no such queue, configured or dynamic."""
     tree = partition_queues(partition=partition)
-    builder = _Builder(partition, configured_partition(partition))
+    builder = _Builder(partition, configured_partition(partition), root_max)
     wanted = queue_path.lower()
     node, headroom, template = tree, None, None
     while True:

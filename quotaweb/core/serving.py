@@ -1,6 +1,7 @@
 """Serving with daphne, shared by ``manage.py serve``, ``demo`` and ``web``.
 
 - ``serve``: run daphne in this process (no autoreloader, no second process) until a signal,
+  on the socket the command took before it loaded anything (``core.ownership.port_claim``),
   without Twisted's parsing of form bodies (``RawBodyServer``).
   With ``drain_seconds`` (``manage.py serve``), the first SIGTERM or SIGINT drains instead of
   stopping at once: see ``DrainingServer``.
@@ -13,6 +14,7 @@
 from __future__ import annotations
 
 import signal
+import socket
 import sys
 import threading
 import time
@@ -35,6 +37,7 @@ from twisted.internet import reactor
 from quotaweb.allocations.upkeep import ledger_upkeep_start
 from quotaweb.api.parsers import json_max_bytes
 from quotaweb.config.services import ConfigRejected
+from quotaweb.core.ownership import Ownership
 from quotaweb.core.request_limits import limited_channel_protocol
 from quotaweb.core.services import engines_start
 from quotaweb.elastic.worker import elastic_worker_start
@@ -42,6 +45,13 @@ from quotaweb.engine.gateway import Gateway
 from quotaweb.redaction import RedactedAccessLog
 from quotaweb.usage.owner import owner_start
 from quotaweb.usage.sampler import sampler_start
+
+# How long a thread may keep the interpreter while another waits for it. At CPython's 5 ms, a
+# thread back from the database (SQLite's ledger writer, a request thread) waited up to that long
+# behind a busy event loop each time it took the interpreter again, several times a write: with a
+# loop kept busy by other work, a small SQLite write in another thread took p50 9.7 ms at 5 ms and
+# 0.9 ms at 0.5 ms (docs/design.md, "The interpreter's switch interval"); the loop did no less.
+SWITCH_INTERVAL_SECONDS = 0.0005
 
 MSG_OWNER = (
     "This process owns the engines: web processes started with manage.py web serve live "
@@ -98,8 +108,9 @@ def engines_start_for(config_path: Path | str, write: Callable[[str], None]) -> 
 @dataclass
 class OwnerThreads:
     """The engine owner's background threads, told to end (``signal``) and awaited (``join``)
-    once the server has stopped."""
+    once the server has stopped. Only a process that owns the engines has them."""
 
+    ownership: Ownership
     stop_event: threading.Event = field(default_factory=threading.Event)
     threads: list[threading.Thread] = field(default_factory=list)
 
@@ -115,13 +126,16 @@ class OwnerThreads:
         self.join(timeout)
 
 
-def owner_threads_start(write: Callable[[str], None]) -> OwnerThreads:
-    """Start what the process that owns the engines runs beside its server (the engines must be
-    loaded): in channel mode the engine channel that sockets of ``manage.py web`` processes ask
-    for snapshots; the usage sampler (trends, the over-limit list); the elastic worker (enforced
-    runtimes); on PostgreSQL the ledger's upkeep (``allocations.upkeep``). ``write`` gets one
-    line for the operator when the engine channel starts."""
-    owner = OwnerThreads()
+def owner_threads_start(
+    write: Callable[[str], None], *, ownership: Ownership
+) -> OwnerThreads:
+    """Start what the process that owns the engines (``ownership``, claimed before they were
+    loaded) runs beside its server: in channel mode the engine channel that sockets of
+    ``manage.py web`` processes ask for snapshots; the usage sampler (trends, the over-limit
+    list); the elastic worker (enforced runtimes); on PostgreSQL the ledger's upkeep
+    (``allocations.upkeep``). ``write`` gets one line for the operator when the engine channel
+    starts."""
+    owner = OwnerThreads(ownership=ownership)
     if settings.QUOTAWEB_ENGINE_OWNER == "channel":
         # Runs until the process ends (a daemon thread with its own event loop).
         owner_start()
@@ -135,9 +149,11 @@ def owner_threads_start(write: Callable[[str], None]) -> OwnerThreads:
 
 
 def serve(
-    *, host: str, port: int, drain_seconds: float | None = None, proxy_headers: bool = False
+    *, host: str, port: int, listening: socket.socket, drain_seconds: float | None = None,
+    proxy_headers: bool = False,
 ) -> None:
-    """Run daphne in this process until a signal (Ctrl-C or SIGTERM).
+    """Run daphne in this process until a signal (Ctrl-C or SIGTERM), on ``listening``: the
+    socket ``ownership.port_claim`` bound to ``host:port`` before anything was loaded.
 
     Without ``drain_seconds``, daphne's own handling: a signal stops at once and cancels what
     is running. With it, the first signal drains (``DrainingServer``). ``proxy_headers`` takes
@@ -148,7 +164,7 @@ def serve(
     # Imported here: the ASGI module builds the application (a handler with its thread pool).
     from quotaweb.asgi import application, lean_allocations
 
-    # daphne's one loop runs as long as the process: allocates are made on it (PostgreSQL).
+    # daphne's one loop runs as long as the process: allocates are made on it.
     lean_allocations.answer_on_loop()
 
     # What exists now (Django, the configuration, the engines and the restored ledger) lives as
@@ -156,9 +172,10 @@ def serve(
     # made since, instead of the whole engine again and again.
     gc.collect()
     gc.freeze()
+    sys.setswitchinterval(SWITCH_INTERVAL_SECONDS)
     server_for(
         application, host=host, port=port, drain_seconds=drain_seconds,
-        proxy_headers=proxy_headers,
+        proxy_headers=proxy_headers, listening=listening,
     ).run()
 
 
@@ -167,7 +184,7 @@ LISTEN_BACKLOG = 1024
 
 def server_for(
     application: Any, *, host: str, port: int, drain_seconds: float | None = None,
-    proxy_headers: bool = False,
+    proxy_headers: bool = False, listening: socket.socket | None = None,
 ) -> Server:
     """The daphne server ``serve`` runs, for any ASGI ``application`` (``benchmarks/api.py``
     measures its floor with a trivial one on the very same server)."""
@@ -192,8 +209,8 @@ def server_for(
             proxy_forwarded_proto_header="X-Forwarded-Proto",
         )
     if drain_seconds is None:
-        return RawBodyServer(signal_handlers=True, **options)
-    return DrainingServer(drain_seconds=drain_seconds, **options)
+        return RawBodyServer(signal_handlers=True, listening=listening, **options)
+    return DrainingServer(drain_seconds=drain_seconds, listening=listening, **options)
 
 
 class RawBodyServer(Server):
@@ -207,7 +224,33 @@ class RawBodyServer(Server):
     on each single allocate, and a multipart upload was held in memory twice. The request
     takes the switch as a constructor argument (``parsePOSTFormSubmission``); daphne makes the
     request itself, so the switch is set here, where daphne announces each new request (before
-    Twisted reads its body)."""
+    Twisted reads its body).
+
+    With ``listening``, it serves on that socket, bound and listening already, instead of the
+    endpoints it is given (which only name the address)."""
+
+    def __init__(self, *, listening: socket.socket | None = None, **options) -> None:
+        super().__init__(**options)
+        self.listening = listening
+        if listening is not None:
+            # daphne insists on an endpoint description; its "fd:" one cannot say IPv6, so the
+            # socket is adopted directly (``_adopt``) and daphne binds nothing.
+            self.endpoints = []
+
+    def run(self) -> None:
+        if self.listening is not None:
+            reactor.callWhenRunning(self._adopt, self.listening)
+        super().run()
+
+    def _adopt(self, listening: socket.socket) -> None:
+        listening.setblocking(False)
+        try:
+            port = reactor.adoptStreamPort(listening.fileno(), listening.family, self.http_factory)
+        finally:
+            # Twisted serves on a copy of the descriptor: this one closed, stopping its port
+            # (a drain) closes the socket and new connections are refused.
+            listening.close()
+        self.listen_success(port)
 
     def protocol_connected(self, protocol) -> None:
         super().protocol_connected(protocol)

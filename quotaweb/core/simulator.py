@@ -47,6 +47,7 @@ from quotaweb.allocations.services import (
     allocation_request,
     application_release,
 )
+from quotaweb.core.ownership import Ownership
 from quotaweb.engine.gateway import (
     AllocationNotFound,
     EngineNotLoaded,
@@ -665,12 +666,18 @@ def drive(
 class SimulatorThread:
     """One in-process simulator per partition, sharing ``rate``, on a daemon thread that stops
     with the process at the latest. ``stop()`` releases what it runs and closes its database
-    connection; the next start releases what a crash left behind."""
+    connection; the next start releases what a crash left behind.
+
+    It adopts every simulated application in the ledger and releases them all as it stops, so
+    only the process that owns the database's engines may run one: ``ownership`` is that claim
+    (``core.ownership``), which a process refused at start-up never holds."""
 
     def __init__(
-        self, *, rate: float, seed: int | None = None, users: int = DEFAULT_USERS
+        self, *, ownership: Ownership, rate: float, seed: int | None = None,
+        users: int = DEFAULT_USERS,
     ) -> None:
         partitions = engines_get().partitions()
+        self.ownership = ownership
         self.rate = rate
         self.partitions = partitions
         self.targets = [InProcessTarget(partition) for partition in partitions]
@@ -712,9 +719,10 @@ class SimulatorThread:
 
 
 def simulator_start(
-    *, rate: float = DEFAULT_RATE, seed: int | None = None, users: int = DEFAULT_USERS
+    *, ownership: Ownership, rate: float = DEFAULT_RATE, seed: int | None = None,
+    users: int = DEFAULT_USERS,
 ) -> SimulatorThread:
-    """Start the demo's load on every partition of this process's engines."""
-    runner = SimulatorThread(rate=rate, seed=seed, users=users)
+    """Start the demo's load on every partition of the engines this process owns."""
+    runner = SimulatorThread(ownership=ownership, rate=rate, seed=seed, users=users)
     runner.start()
     return runner

@@ -24,6 +24,7 @@ from typing import Any
 from django.db import DatabaseError, connections
 
 from quotaweb.core.demand_simulator import DemandSimulator
+from quotaweb.core.ownership import Ownership
 from quotaweb.core.simulator import drive
 from quotaweb.engine.quotatrees import TreesNotLoaded, trees_get
 from quotaweb.quotatrees.models import Placement
@@ -182,9 +183,14 @@ class TreeSimulator:
 
 class TreeSimulatorThread:
     """The tree simulator and the elastic demand reports (``quotaweb.core.demand_simulator``)
-    on a daemon thread (stops with the process at the latest)."""
+    on a daemon thread (stops with the process at the latest). Like the allocation simulator it
+    adopts what a previous run left, so only the process that owns the database's engines may
+    run one: ``ownership`` is that claim (``core.ownership``)."""
 
-    def __init__(self, *, rate: float = DEFAULT_TREE_RATE, seed: int | None = None) -> None:
+    def __init__(
+        self, *, ownership: Ownership, rate: float = DEFAULT_TREE_RATE, seed: int | None = None
+    ) -> None:
+        self.ownership = ownership
         self.simulator = TreeSimulator(rate=rate, seed=seed)
         self.demand = DemandSimulator(seed=seed)
         self._stop = threading.Event()

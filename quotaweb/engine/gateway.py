@@ -77,7 +77,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterable, Iterator
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass, field
 from functools import partial
@@ -166,10 +166,14 @@ class PartitionSlot:
     # Admitted allocations on their way to the ledger (``quotaweb.engine.commits``).
     commits: Commits[LiveAllocation] = field(default_factory=Commits)
     live: LiveSet = field(default_factory=LiveSet)
-    events: EventLog = field(default_factory=EventLog)
+    events: EventLog = field(init=False)
     elastic: ElasticState = field(init=False)
+    # When the partition became active here (nanoseconds): YuniKorn's state transition time.
+    active_since_ns: int = field(default_factory=time.time_ns)
 
     def __post_init__(self) -> None:
+        # The event log tells an application's last release by the live allocations.
+        self.events = EventLog(live=self.live)
         self.elastic = ElasticState(self.engine)
 
 
@@ -572,8 +576,13 @@ class Gateway(EngineReads):
             slot.events.extend(_batch_events(results))
             return results
 
-    def restore(self, partition: str, allocations: Iterable[LiveAllocation]) -> int:
-        """Put stored allocations back into a fresh engine (start-up), without any check."""
+    def restore(
+        self, partition: str, allocations: Iterable[LiveAllocation], *,
+        stored_ns: Mapping[str, int] | None = None,
+    ) -> int:
+        """Put stored allocations back into a fresh engine (start-up), without any check.
+        ``stored_ns``: when each key was stored, from which each application's state log
+        starts again (``app_states``)."""
         slot = self._slot(partition)
         count = 0
         with slot.lock:
@@ -583,6 +592,8 @@ class Gateway(EngineReads):
                     allocation.groups, dict(allocation.resource),
                 )
                 slot.live.add(allocation.with_group(group))
+                if stored_ns is not None and allocation.key in stored_ns:
+                    slot.events.restored(allocation, stored_ns[allocation.key])
                 count += 1
         return count
 

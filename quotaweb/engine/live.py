@@ -16,6 +16,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from quotaweb.engine.app_states import ApplicationLife, ApplicationStates
+
 EVENTS_KEPT = 10_000
 
 
@@ -53,11 +55,14 @@ class LiveAllocation(NamedTuple):
     groups: tuple[str, ...]
     resource: Mapping[str, int]
     group: str | None = None
+    # As the scheduler sent it (YuniKorn's int32 priority); 0 when it sent none. Shown, never
+    # used for admission.
+    priority: int = 0
 
     def with_group(self, group: str | None) -> LiveAllocation:
         if group == self.group:
             return self
-        return named_tuple(LiveAllocation, (*self[:6], group))
+        return named_tuple(LiveAllocation, (*self[:6], group, self[7]))
 
     def same_request(self, other: LiveAllocation) -> bool:
         """Whether ``other`` asks for exactly this allocation (a retry, not a new request)."""
@@ -66,6 +71,7 @@ class LiveAllocation(NamedTuple):
             and self.queue_path.lower() == other.queue_path.lower()
             and self.user == other.user
             and tuple(self.groups) == tuple(other.groups)
+            and self.priority == other.priority
             and {k: v for k, v in self.resource.items() if v}
             == {k: v for k, v in other.resource.items() if v}
         )
@@ -110,27 +116,56 @@ class EventLog:
     Kept as tuples and turned into dicts when read: a batch adds a thousand at a time.
     """
 
-    def __init__(self, keep: int = EVENTS_KEPT) -> None:
+    def __init__(self, keep: int = EVENTS_KEPT, *, live: LiveSet | None = None) -> None:
         self._events: deque[_Event] = deque(maxlen=keep)
         self._seq = 0
         self._lock = threading.Lock()
+        # Every committed allocation and release passes through here, in order, so each
+        # application's state changes are noted here too (``app_states``), under this lock.
+        self._applications = ApplicationStates((live or LiveSet()).by_application)
 
     def add(self, kind: str, allocation: LiveAllocation, **extra: Any) -> None:
+        at_ns = time.time_ns()
         with self._lock:
             self._seq += 1
-            self._events.append((self._seq, kind, time.time(), allocation, extra))
+            self._events.append((self._seq, kind, at_ns / 1e9, allocation, extra))
+            self._note(kind, allocation, at_ns)
 
     def extend(self, happened: Iterable[tuple[str, LiveAllocation, dict[str, Any]]]) -> None:
         """``add`` for each ``(kind, allocation, extra)``, under one lock and one time: a
         batch's events happened at its one commit."""
-        at = time.time()
+        at_ns = time.time_ns()
+        at = at_ns / 1e9
         with self._lock:
             seq = self._seq
             append = self._events.append
+            note = self._note
             for kind, allocation, extra in happened:
                 seq += 1
                 append((seq, kind, at, allocation, extra))
+                note(kind, allocation, at_ns)
             self._seq = seq
+
+    def _note(self, kind: str, allocation: LiveAllocation, at_ns: int) -> None:
+        if kind == "allocated":
+            self._applications.allocated(allocation, at_ns)
+        elif kind == "released":
+            self._applications.released(allocation, at_ns)
+
+    def restored(self, allocation: LiveAllocation, at_ns: int) -> None:
+        """An allocation put back from the ledger at start-up, stored at ``at_ns``."""
+        with self._lock:
+            self._applications.restored(allocation, at_ns)
+
+    def completed_applications(self) -> int:
+        """How many completed applications are kept (``app_states.COMPLETED_KEPT`` at most)."""
+        with self._lock:
+            return self._applications.completed()
+
+    def application(self, application_id: str) -> ApplicationLife | None:
+        """The application's current or last completed life (``app_states``)."""
+        with self._lock:
+            return self._applications.life(application_id)
 
     def after(self, seq: int, *, limit: int) -> EventsPage:
         """Up to ``limit`` events numbered above ``seq``, the last number given out, and the

@@ -10,6 +10,7 @@ import threading
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple, Protocol
 
+from quotaweb.engine.app_states import ApplicationLife
 from quotaweb.engine.live import (
     EVENTS_KEPT,
     EventLog,
@@ -49,6 +50,7 @@ class ReadSlot(Protocol):
     lock: threading.RLock
     live: LiveSet
     events: EventLog
+    active_since_ns: int
 
 
 class EngineReads:
@@ -140,6 +142,18 @@ class EngineReads:
     def live_allocation(self, partition: str, key: str) -> LiveAllocation | None:
         """The live allocation of ``key``, None when there is none."""
         return self._slot(partition).live.by_key.get(key)
+
+    def active_since_ns(self, partition: str) -> int:
+        """When the partition's engine was created in this process (nanoseconds)."""
+        return self._slot(partition).active_since_ns
+
+    def completed_applications(self, partition: str) -> int:
+        return self._slot(partition).events.completed_applications()
+
+    def application_life(self, partition: str, application_id: str) -> ApplicationLife | None:
+        """The application's state changes (``app_states``): its current life, or its last
+        completed one; None when neither is known."""
+        return self._slot(partition).events.application(application_id)
 
     def live_count(self, partition: str) -> int:
         return len(self._slot(partition).live.by_key)

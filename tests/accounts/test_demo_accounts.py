@@ -13,6 +13,7 @@ from quotaweb.accounts.services import (
     accounts_demo_ensure,
 )
 from tests.personas import password_signs_in
+from tests.server_process import free_port
 
 pytestmark = pytest.mark.django_db
 
@@ -119,19 +120,20 @@ def test_other_accounts_are_left_alone(admin, viewer):
 # -- the demo command lists the logins -----------------------------------------------------------
 
 
-def run_demo(monkeypatch, capsys) -> tuple[str, str]:
+def run_demo(monkeypatch, capsys, port: int) -> tuple[str, str]:
     from quotaweb.core.management.commands import demo
 
     monkeypatch.setattr(demo, "serve", lambda **kw: None)
-    call_command("demo", "--port", "8124")
+    call_command("demo", "--port", str(port))
     captured = capsys.readouterr()
     return captured.out, captured.err
 
 
 def test_the_demo_command_prints_the_login_page_and_both_logins(monkeypatch, capsys):
-    out, err = run_demo(monkeypatch, capsys)
+    port = free_port()
+    out, err = run_demo(monkeypatch, capsys, port)
 
-    assert "Logins at http://127.0.0.1:8124/accounts/login/:" in out
+    assert f"Logins at http://127.0.0.1:{port}/accounts/login/:" in out
     assert f"  admin  / {DEMO_ADMIN_PASSWORD_DEFAULT}  (quota admin:" in out
     assert f"  viewer / {DEMO_VIEWER_PASSWORD_DEFAULT}  (viewer:" in out
     # The test settings run with debug off, where a published password deserves a warning.
@@ -143,7 +145,7 @@ def test_the_demo_command_does_not_echo_passwords_from_the_environment(monkeypat
     monkeypatch.setenv(DEMO_ADMIN_PASSWORD_ENV, "admin-secret-3")
     monkeypatch.setenv(DEMO_VIEWER_PASSWORD_ENV, "viewer-secret-3")
 
-    out, err = run_demo(monkeypatch, capsys)
+    out, err = run_demo(monkeypatch, capsys, free_port())
 
     assert "admin-secret-3" not in out + err
     assert "viewer-secret-3" not in out + err

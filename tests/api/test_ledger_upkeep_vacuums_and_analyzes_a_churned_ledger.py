@@ -109,9 +109,12 @@ def test_a_churned_ledger_is_vacuumed_and_analyzed(capped_engines):
 @postgresql_only
 @pytest.mark.django_db(transaction=True)
 def test_the_engine_owner_runs_the_upkeep_until_it_stops(capped_engines):
+    from quotaweb.core.ownership import ownership_claim
     from quotaweb.core.serving import owner_threads_start
 
-    owner = owner_threads_start(lambda line: None)
+    owner = owner_threads_start(
+        lambda line: None, ownership=ownership_claim(command="test", address=None)
+    )
     upkeep = [thread for thread in owner.threads if thread.name == "ledger-upkeep"]
 
     assert len(upkeep) == 1

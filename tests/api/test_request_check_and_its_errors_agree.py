@@ -12,9 +12,11 @@ from quotaweb.allocations.requests import (
     ALLOCATION_FIELDS,
     ERR_UNKNOWN_KEY,
     MAX_GROUPS,
+    MAX_PRIORITY,
     MAX_QUANTITY,
     MAX_RESOURCE_TYPES,
     MAX_TEXT,
+    MIN_PRIORITY,
     AllocationInvalid,
     _request_errors,
     allocation_request,
@@ -42,6 +44,7 @@ _GOOD = {
     "allocationKey": _GOOD_TEXT, "applicationId": _GOOD_TEXT, "queuePath": _GOOD_TEXT,
     "user": _GOOD_TEXT, "groups": st.lists(_GOOD_TEXT, max_size=2),
     "resource": st.dictionaries(_GOOD_TEXT, st.integers(0, MAX_QUANTITY), max_size=2),
+    "priority": st.one_of(st.integers(-3, 3), st.sampled_from([MIN_PRIORITY, MAX_PRIORITY])),
 }
 _BAD = {
     **{name: st.one_of(_TEXTS, _ANY) for name in ("allocationKey", "applicationId", "queuePath",
@@ -49,6 +52,8 @@ _BAD = {
     "groups": st.one_of(st.lists(_TEXTS, max_size=3), st.lists(_ANY, min_size=1, max_size=2),
                         _ANY),
     "resource": _RESOURCES,
+    "priority": st.one_of(_ANY, st.floats(-1, 1),
+                          st.sampled_from([MIN_PRIORITY - 1, MAX_PRIORITY + 1, "1"])),
 }
 # Keys an allocation does not have: typos, other cases, the batch's own, anything.
 _UNKNOWN = st.dictionaries(
@@ -80,7 +85,7 @@ def test_a_body_is_refused_exactly_when_an_error_names_one_of_its_fields(data):
         return
     assert allocation_request(data, at="x.") == (
         data["allocationKey"], data["applicationId"], data["queuePath"], data["user"],
-        tuple(data.get("groups", [])), data["resource"], None,
+        tuple(data.get("groups", [])), data["resource"], None, data.get("priority", 0),
     )
 
 

@@ -22,12 +22,13 @@ def test_the_schema_lists_the_allocation_endpoints(client):
         ("/api/v1/partitions/{partition}/applications/{application_id}", "delete"),
         ("/api/v1/partitions/{partition}/headroom", "get"),
         ("/api/v1/partitions/{partition}/events", "get"),
+        ("/api/v1/partitions/{partition}/nodes", "put"),
     ]:
         assert method in paths[path], (path, method)
     request = paths["/api/v1/partitions/{partition}/allocations"]["post"]["requestBody"]
     ref = request["content"]["application/json"]["schema"]["$ref"].rsplit("/", 1)[-1]
     assert set(schema["components"]["schemas"][ref]["properties"]) == {
-        "allocationKey", "applicationId", "queuePath", "user", "groups", "resource"
+        "allocationKey", "applicationId", "queuePath", "user", "groups", "resource", "priority"
     }
 
 

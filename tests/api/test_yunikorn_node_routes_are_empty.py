@@ -1,5 +1,6 @@
-"""The node routes YuniKorn's web UI calls answer as a cluster without nodes: quotaweb tracks
-quota, not nodes. Lists are empty, one node is YuniKorn's 404, an unknown partition too."""
+"""Until a scheduler reports nodes, the node routes YuniKorn's web UI calls answer as a cluster
+without nodes: lists are empty, the utilisation has no types, one node is YuniKorn's 404, an
+unknown partition too."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.mark.parametrize(("url", "answer"), [
     ("/ws/v1/partition/default/nodes", []),
-    ("/ws/v1/scheduler/node-utilizations", []),
+    ("/ws/v1/scheduler/node-utilizations", [{"clusterId": "quotaweb", "partition": "default"}]),
     # YuniKorn's deprecated one-resource form: an empty object without nodes.
     ("/ws/v1/scheduler/node-utilization", {}),
 ])

@@ -1,8 +1,10 @@
 """``/ws/v1/partitions`` carries YuniKorn's ``PartitionInfo``: ``clusterId``, ``name``,
-``capacity`` (empty: quotaweb has no nodes, as YuniKorn shows a cluster without nodes),
-``nodeSortingPolicy`` (as configured, YuniKorn's defaults otherwise), ``applications`` (running
-applications, those with live allocations, by state and in ``total``), ``totalContainers`` (live
-allocations, left out at 0) and ``state``; and ``/ws/v1/clusters`` its ``ClusterDAOInfo``."""
+``capacity`` (empty without nodes or a cluster total, as YuniKorn shows a cluster without
+nodes), ``totalNodes`` (0 until a scheduler reports nodes), ``nodeSortingPolicy`` (as
+configured, YuniKorn's defaults otherwise), ``applications`` (running applications, those with
+live allocations, and completed ones, by state and in ``total``), ``totalContainers`` (live
+allocations, left out at 0), ``state`` and when the partition became active; and
+``/ws/v1/clusters`` its ``ClusterDAOInfo``."""
 
 from __future__ import annotations
 
@@ -36,13 +38,22 @@ def test_running_applications_and_live_allocations_are_counted(
     assert default["clusterId"] == "quotaweb"
 
 
-def test_a_released_application_no_longer_counts(admin_api, viewer_token, capped_engines):
+def test_a_released_application_counts_as_completed(admin_api, viewer_token, capped_engines):
     admin_api.post(ALLOCATIONS, body("k1", app="app-1"), format="json")
+    admin_api.post(ALLOCATIONS, body("k2", app="app-2"), format="json")
     admin_api.delete("/api/v1/partitions/default/applications/app-1")
 
     default = _partitions(viewer_token)["default"]
 
-    # An empty partition: the total stays, totalContainers (omitempty) goes.
+    # As YuniKorn counts them: completed applications are in the total too.
+    assert default["applications"] == {"Running": 1, "Completed": 1, "total": 2}
+    assert default["totalContainers"] == 1
+
+
+def test_an_empty_partition_keeps_its_total(viewer_token, capped_engines):
+    default = _partitions(viewer_token)["default"]
+
+    # The total stays at 0; totalContainers (omitempty) is left out.
     assert default["applications"] == {"total": 0}
     assert "totalContainers" not in default
 
@@ -51,8 +62,14 @@ def test_capacity_is_empty_without_nodes(viewer_token, capped_engines):
     default = _partitions(viewer_token)["default"]
 
     assert default["capacity"] == {}
-    for field in ("totalNodes", "lastStateTransitionTime"):
-        assert field not in default
+    assert default["totalNodes"] == 0
+
+
+def test_the_partition_is_active_since_its_engine_started(viewer_token, capped_engines):
+    default = _partitions(viewer_token)["default"]
+
+    assert default["lastStateTransitionTime"] == capped_engines.active_since_ns("default")
+    assert type(default["lastStateTransitionTime"]) is int
 
 
 def test_node_sorting_policy_defaults_as_yunikorn_reports_it(viewer_token, capped_engines):
@@ -84,8 +101,8 @@ def test_clusters_name_each_partition_and_when_the_engines_started(viewer_token,
     response = viewer_token.get("/ws/v1/clusters")
 
     assert response.status_code == 200
-    assert response.json() == [
-        {"startTime": capped_engines.started_ns, "partition": "default",
-         "clusterName": "quotaweb"},
-    ]
+    [cluster] = response.json()
+    assert {key: value for key, value in cluster.items() if key != "rmBuildInformation"} == {
+        "startTime": capped_engines.started_ns, "partition": "default", "clusterName": "quotaweb",
+    }
     assert type(capped_engines.started_ns) is int

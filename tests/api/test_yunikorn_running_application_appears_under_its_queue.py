@@ -44,6 +44,10 @@ def test_the_queue_lists_its_running_applications_with_their_allocations(viewer_
     assert response.status_code == 200
     assert response["Content-Type"] == "application/json; charset=utf-8"
     app_1, app_2 = response.json()
+    # Its state changes (times in test_yunikorn_state_log_follows_the_allocations.py).
+    assert [state["applicationState"] for state in app_1.pop("stateLog")] == [
+        "Accepted", "Running",
+    ]
     assert app_1 == {
         "applicationID": "app-1",
         "usedResource": {"memory": 5 * GiB, "vcore": 500},
@@ -55,12 +59,14 @@ def test_the_queue_lists_its_running_applications_with_their_allocations(viewer_
             {
                 "allocationKey": "k1", "requestTime": _created("k1"),
                 "allocationTime": _created("k1"), "resource": {"memory": 2 * GiB},
-                "applicationId": "app-1", "partition": "default", "queueName": "root.eng",
+                "priority": "0", "applicationId": "app-1", "partition": "default",
+                "queueName": "root.eng",
             },
             {
                 "allocationKey": "k2", "requestTime": _created("k2"),
                 "allocationTime": _created("k2"), "resource": {"memory": 3 * GiB, "vcore": 500},
-                "applicationId": "app-1", "partition": "default", "queueName": "root.eng",
+                "priority": "0", "applicationId": "app-1", "partition": "default",
+                "queueName": "root.eng",
             },
         ],
         "applicationState": "Running",
@@ -87,11 +93,12 @@ def test_times_are_nanoseconds_since_the_epoch(viewer_token, running):
 def test_fields_quotaweb_cannot_fill_are_left_out(viewer_token, running):
     app = viewer_token.get(f"{PARTITION}/application/app-1").json()
 
-    for field in ("pendingResource", "finishedTime", "requests", "rejectedMessage", "stateLog",
+    # A running application has no finishedTime.
+    for field in ("pendingResource", "finishedTime", "requests", "rejectedMessage",
                   "placeholderData", "hasReserved", "reservations"):
         assert field not in app, field
     for allocation in app["allocations"]:
-        for field in ("nodeId", "priority", "allocationTags", "allocationDelay", "placeholder"):
+        for field in ("nodeId", "allocationTags", "allocationDelay", "placeholder"):
             assert field not in allocation, field
 
 
@@ -109,12 +116,14 @@ def test_a_parent_queue_holds_no_applications(viewer_token, running):
     assert viewer_token.get(f"{PARTITION}/queue/root/applications").json() == []
 
 
-def test_a_released_application_is_gone(admin_api, viewer_token, running):
+def test_a_released_application_leaves_its_queue(admin_api, viewer_token, running):
     admin_api.delete("/api/v1/partitions/default/applications/app-1")
 
+    # As in YuniKorn, a completed application is no longer in its queue (the partition-wide
+    # read still finds it: test_yunikorn_state_log_follows_the_allocations.py).
     assert [a["applicationID"] for a in viewer_token.get(
         f"{PARTITION}/queue/root.eng/applications").json()] == ["app-2"]
-    response = viewer_token.get(f"{PARTITION}/application/app-1")
+    response = viewer_token.get(f"{PARTITION}/queue/root.eng/application/app-1")
     assert response.status_code == 404
     assert response.json()["message"] == ERR_APPLICATION_NOT_FOUND
 

@@ -7,6 +7,13 @@ from tests.api.allocation_support import GiB
 
 WS = "/ws/v1"
 
+# The priority and preemption fields yunikorn-core sends on every queue, as a queue without
+# properties of that kind has them (no pending requests: int32's minimum as current priority).
+QUEUE_POLICIES = {
+    "currentPriority": -(2**31), "prioritySorting": True, "preemptionEnabled": True,
+    "isPreemptionFence": False, "preemptionDelay": "30s", "isPriorityFence": False,
+}
+
 # root.org caps memory and vcore and gives its dynamic children a template; root.org.team is a
 # parent without a max or template of its own (it inherits org's); root.org.team.leaf caps
 # memory again; root.free has no max at all.

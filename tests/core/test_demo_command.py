@@ -11,6 +11,7 @@ from quotaweb.config.services import ConfigRejected  # noqa: E402
 from quotaweb.core.services import engines_start  # noqa: E402
 from quotaweb.engine.gateway import engines_get, engines_loaded  # noqa: E402
 from tests.configs import SAMPLE_CONFIG  # noqa: E402
+from tests.server_process import free_port  # noqa: E402
 
 
 def test_sample_config_validates(sample_yaml):
@@ -65,20 +66,27 @@ def test_engines_start_refuses_an_invalid_file_and_keeps_nothing(tmp_path):
 def test_demo_command_migrates_loads_and_then_serves(monkeypatch, capsys):
     from quotaweb.core.management.commands import demo
 
+    port = free_port()
     served = {}
 
-    def fake_serve(*, host, port):
+    def fake_serve(*, host, port, listening):
         # The engines must exist in this process before the server takes the first request.
-        served.update(host=host, port=port, partitions=engines_get().partitions())
+        served.update(
+            host=host, port=port, partitions=engines_get().partitions(),
+            listening=listening.getsockname(),
+        )
 
     monkeypatch.setattr(demo, "serve", fake_serve)
-    call_command("demo", "--port", "8123")
+    call_command("demo", "--port", str(port))
 
-    assert served == {"host": "127.0.0.1", "port": 8123, "partitions": ["default", "gpu"]}
+    assert served == {
+        "host": "127.0.0.1", "port": port, "partitions": ["default", "gpu"],
+        "listening": ("127.0.0.1", port),
+    }
     out = capsys.readouterr().out
-    assert "quotaweb is at http://127.0.0.1:8123/" in out
+    assert f"quotaweb is at http://127.0.0.1:{port}/" in out
     assert "partition default: 17 queues" in out
-    assert "Logins at http://127.0.0.1:8123/accounts/login/:" in out
+    assert f"Logins at http://127.0.0.1:{port}/accounts/login/:" in out
 
 
 @pytest.mark.django_db
@@ -90,7 +98,7 @@ def test_demo_command_reports_an_invalid_config(monkeypatch, tmp_path):
     bad.write_text("partitions:\n  - name: default\n")
 
     with pytest.raises(CommandError, match=r"is not valid:\n  \[S1\]"):
-        call_command("demo", "--config", str(bad))
+        call_command("demo", "--config", str(bad), "--port", str(free_port()))
 
 
 def test_sample_config_is_tight_about_inherited_application_caps(sample_yaml):

@@ -13,10 +13,12 @@ from django.core.management.base import CommandError
 from django.db import connections
 
 from quotaweb.allocations.models import Allocation
+from quotaweb.core.ownership import ownership_claim
 from quotaweb.core.simulator import simulator_start
 from quotaweb.engine.gateway import engines_get
 from tests.configs import SAMPLE_CONFIG
 from tests.core.simulator_support import all_events, kinds, usage_left
+from tests.server_process import free_port
 
 THREAD_NAME = "quotaweb-simulator"
 
@@ -58,7 +60,9 @@ def test_the_runner_loads_every_partition_then_stops_releases_and_closes(monkeyp
 
     monkeypatch.setattr(connections, "close_all", recording_close_all)
 
-    runner = simulator_start(rate=200, seed=5)
+    runner = simulator_start(
+        ownership=ownership_claim(command="test", address=None), rate=200, seed=5
+    )
 
     assert runner.alive
     assert runner.partitions == ["default", "gpu"]
@@ -86,12 +90,12 @@ def test_the_demo_starts_the_simulator_and_stops_it_with_the_server(monkeypatch,
 
     seen = {}
 
-    def fake_serve(*, host, port):
+    def fake_serve(*, host, port, listening):
         seen["threads"] = len(_simulator_threads())
 
     monkeypatch.delenv("QUOTAWEB_SIMULATOR", raising=False)
     monkeypatch.setattr(demo, "serve", fake_serve)
-    call_command("demo", "--port", "8124", "--sim-rate", "7.5")
+    call_command("demo", "--port", str(free_port()), "--sim-rate", "7.5")
 
     assert seen == {"threads": 1}
     assert not _simulator_threads()
@@ -103,12 +107,12 @@ def test_the_demo_starts_the_simulator_and_stops_it_with_the_server(monkeypatch,
 def test_the_simulator_stops_even_when_the_server_fails(monkeypatch):
     from quotaweb.core.management.commands import demo
 
-    def failing_serve(*, host, port):
+    def failing_serve(*, host, port, listening):
         raise OSError("address already in use")
 
     monkeypatch.setattr(demo, "serve", failing_serve)
     with pytest.raises(OSError, match="address already in use"):
-        call_command("demo", "--port", "8125")
+        call_command("demo", "--port", str(free_port()))
 
     assert not _simulator_threads()
 
@@ -126,7 +130,7 @@ def test_the_demo_without_simulator(monkeypatch, capsys, args, env):
     monkeypatch.setattr(demo, "serve",
                         lambda **kw: seen.update(threads=len(_simulator_threads())))
 
-    call_command("demo", "--port", "8126", *args)
+    call_command("demo", "--port", str(free_port()), *args)
 
     assert seen == {"threads": 0}
     assert "Simulated load" not in capsys.readouterr().out

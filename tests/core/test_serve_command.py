@@ -211,29 +211,33 @@ def test_serve_loads_the_engines_and_starts_the_owner_threads_before_serving(
 
     config = tmp_path / "queues.yaml"
     config.write_text(CAPPED_YAML, encoding="utf-8")
+    port = free_port()
     seen = {}
 
-    def fake_serve(*, host, port, drain_seconds, proxy_headers):
+    def fake_serve(*, host, port, drain_seconds, proxy_headers, listening):
         seen.update(
             host=host, port=port, drain=drain_seconds, proxy=proxy_headers,
             partitions=engines_get().partitions(), threads=_owner_threads(),
+            # The socket taken before anything was loaded, to serve on.
+            listening=listening.getsockname(),
         )
 
     monkeypatch.setattr(serve_command, "serve", fake_serve)
     call_command(
-        "serve", "--host", "0.0.0.0", "--port", "8127", "--config", str(config),
+        "serve", "--host", "0.0.0.0", "--port", str(port), "--config", str(config),
         "--drain-seconds", "5", "--proxy-headers",
     )
 
     assert seen == {
-        "host": "0.0.0.0", "port": 8127, "drain": 5.0, "proxy": True,
+        "host": "0.0.0.0", "port": port, "drain": 5.0, "proxy": True,
         "partitions": ["default"], "threads": {"usage-sampler", "elastic-worker"},
+        "listening": ("0.0.0.0", port),
     }
     assert not get_user_model().objects.exists()
     assert not _owner_threads()  # stopped with the server
     out = capsys.readouterr().out
     assert f"imported {config} as version 1" in out
-    assert "quotaweb is serving at http://0.0.0.0:8127/" in out
+    assert f"quotaweb is serving at http://0.0.0.0:{port}/" in out
 
 
 @pytest.mark.django_db

@@ -72,6 +72,11 @@ class AllocationIn(StrictSerializer):
         max_length=services.MAX_GROUPS,
     )
     resource = AllocationResourceField()
+    priority = serializers.IntegerField(
+        required=False, min_value=services.MIN_PRIORITY, max_value=services.MAX_PRIORITY,
+        help_text="YuniKorn's allocation priority, shown in the /ws/v1 reads (0 when left out); "
+        "not used for admission",
+    )
 
 
 class AllocationOut(serializers.Serializer):
@@ -189,7 +194,7 @@ def allocation_answer(*, partition: str, data: Any) -> tuple[int, dict[str, Any]
 async def allocation_answer_on_loop(
     *, partition: str, data: Any, ledger: services.LoopLedger
 ) -> tuple[int, dict[str, Any]] | None:
-    """``allocation_answer`` on the server's event loop (the lean path's, on PostgreSQL); None
+    """``allocation_answer`` on the server's event loop (the lean path's); None
     when the allocation must be made in a thread instead."""
     allocation = services.allocation_request(data)
     admission = await services.allocation_create_on_loop(

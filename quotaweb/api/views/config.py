@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from django.http import HttpResponse
 from django.urls import path, re_path
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
@@ -26,9 +27,11 @@ from drf_spectacular.utils import (
     PolymorphicProxySerializer,
     extend_schema,
 )
+from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from quotaweb.api.errors import PreconditionFailed
@@ -59,6 +62,7 @@ from quotaweb.api.serializers import (
     queue_values_and_options,
 )
 from quotaweb.config import edits, selectors, services
+from quotaweb.config.configmap import configmap_render, configmap_unwrap
 from quotaweb.config.documents import limit_values, queue_values
 from quotaweb.config.models import ConfigVersion
 from trackers.config import normalise_partition_name
@@ -238,14 +242,85 @@ def _dry_run(*, yaml_text: str) -> dict[str, Any]:
     }
 
 
+def document_body(request: Request) -> tuple[str, str, int | None]:
+    """``(yaml_text, comment, base_version)`` of a body that is a YAML document itself (the
+    comment then in ``?comment=``) or JSON ``{"yaml", "comment", "base_version"}``."""
+    data = request.data
+    if not _is_json(request):
+        if not isinstance(data, str):
+            # No body at all (the parsers are not even asked then).
+            raise bad_request(ERR_EMPTY_BODY)
+        # A YAML body has no room for options: the comment comes in the query.
+        params = request.query_params
+        query = _validated(WriteOptionsSerializer, {
+            key: params[key] for key in ("comment",) if key in params
+        })
+        yaml_text, comment, body_base = data, query.get("comment", ""), None
+    else:
+        body = _validated(ConfigPutSerializer, data)
+        yaml_text, comment = body["yaml"], body.get("comment", "")
+        body_base = body.get("base_version")
+    if len(yaml_text.encode("utf-8", "surrogatepass")) > YAML_MAX_BYTES:
+        raise too_large(YAML_MAX_BYTES)
+    return yaml_text, comment, body_base
+
+
+FORMAT_JSON = "json"
+FORMAT_CONFIGMAP = "configmap"
+ERR_FORMAT = "format must be json or configmap, not {value!r}"
+_FORMAT = OpenApiParameter(
+    "format", OpenApiTypes.STR, enum=[FORMAT_JSON, FORMAT_CONFIGMAP],
+    description="json (the default): the version with its YAML; configmap: the YAML wrapped in "
+    "YuniKorn's yunikorn-configs ConfigMap (application/yaml), comments kept",
+)
+
+
+class _NoFormatOverride:
+    """DRF's settings, less its ``?format=`` renderer switch: here ``format`` is ours."""
+
+    URL_FORMAT_OVERRIDE = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(api_settings, name)
+
+
+class FormatIsOurs(DefaultContentNegotiation):
+    settings = _NoFormatOverride()
+
+
+def configmap_response(yaml_text: str, *, filename: str) -> HttpResponse:
+    response = HttpResponse(
+        configmap_render(yaml_text=yaml_text), content_type="application/yaml; charset=utf-8"
+    )
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
 class ConfigView(ConfigApiView):
     parser_classes = [CappedJsonParser, *YAML_PARSERS]
+    content_negotiation_class = FormatIsOurs
 
-    @extend_schema(responses=VersionWithYamlSerializer)
-    def get(self, request: Request) -> Response:
+    @extend_schema(
+        parameters=[_FORMAT],
+        responses={(200, "application/json"): VersionWithYamlSerializer,
+                   (200, "application/yaml"): OpenApiResponse(
+                       OpenApiTypes.OBJECT,
+                       description="with format=configmap: the ConfigMap, as YAML",
+                   )},
+    )
+    def get(self, request: Request) -> Response | HttpResponse:
+        wanted = request.query_params.get("format", FORMAT_JSON)
+        if wanted not in (FORMAT_JSON, FORMAT_CONFIGMAP):
+            raise bad_request(ERR_FORMAT.format(value=wanted))
         current = selectors.active_version()
         if current is None:
             raise not_found(selectors.ERR_NO_CONFIG)
+        if wanted == FORMAT_CONFIGMAP:
+            response = configmap_response(
+                current.yaml, filename=f"yunikorn-configs-v{current.number}.yaml"
+            )
+            response["ETag"] = f'"{current.number}"'
+            return response
         return _with_etag(Response(VersionWithYamlSerializer(current).data), current.number)
 
     @extend_schema(
@@ -258,31 +333,19 @@ class ConfigView(ConfigApiView):
         ),
     )
     def put(self, request: Request) -> Response:
-        data = request.data
-        if not _is_json(request):
-            if not isinstance(data, str):
-                # No body at all (the parsers are not even asked then).
-                raise bad_request(ERR_EMPTY_BODY)
-            # A YAML body has no room for options: the comment comes in the query.
-            params = request.query_params
-            query = _validated(WriteOptionsSerializer, {
-                key: params[key] for key in ("comment",) if key in params
-            })
-            yaml_text, comment, body_base = data, query.get("comment", ""), None
-        else:
-            body = _validated(ConfigPutSerializer, data)
-            yaml_text, comment = body["yaml"], body.get("comment", "")
-            body_base = body.get("base_version")
-        if len(yaml_text.encode("utf-8", "surrogatepass")) > YAML_MAX_BYTES:
-            raise too_large(YAML_MAX_BYTES)
+        yaml_text, comment, body_base = document_body(request)
         dry_run = _flag(request, "dry_run")
         precondition = Precondition(request, body_base=body_base)
+        # A YuniKorn ConfigMap gives its queues.yaml; its other keys are named back as ignored.
+        unwrapped = configmap_unwrap(text=yaml_text)
+        yaml_text = unwrapped.yaml_text
+        more = {"warnings": list(unwrapped.warnings)} if unwrapped.warnings else {}
         if dry_run:
-            return Response(_dry_run(yaml_text=yaml_text))
+            return Response({**_dry_run(yaml_text=yaml_text), **more})
         version = precondition.write(lambda base: services.config_apply(
             yaml_text=yaml_text, author=request.user, comment=comment, base_version=base,
         ))
-        return _with_etag(Response(_applied(version)), version.number)
+        return _with_etag(Response(_applied(version, **more)), version.number)
 
 
 # -- versions -------------------------------------------------------------------------------------

@@ -15,8 +15,9 @@ follow yunikorn-core's DAO structs (``pkg/webservice/dao``): partitions (``Parti
 clusters, the queue tree and one queue (``PartitionQueueDAOInfo``, ``config.yunikorn``), a
 queue's applications and one application (``ApplicationDAOInfo`` from the live allocations,
 ``allocations.applications``), the application and container history (``usage.history``), the
-health check (``SchedulerHealthDAOInfo``, ``api.scheduler_health``), and the node routes, empty
-as quotaweb has no nodes. Any other path under /ws/v1/ is YuniKorn's JSON 404.
+health check (``SchedulerHealthDAOInfo``, ``api.scheduler_health``), and the node routes and
+node utilisation, from the nodes a scheduler reported (``allocations.nodes``). Any other path
+under /ws/v1/ is YuniKorn's JSON 404.
 """
 
 from __future__ import annotations
@@ -44,6 +45,14 @@ from rest_framework.views import APIView
 
 from quotaweb.accounts.roles import is_viewer
 from quotaweb.allocations.applications import application_of, applications_in_queue
+from quotaweb.allocations.nodes import (
+    node_dao,
+    node_of,
+    nodes_of,
+    nodes_utilisation,
+    nodes_utilisation_dominant,
+)
+from quotaweb.api.cluster import CLUSTER_ID, clusters_info, partition_info, root_max
 from quotaweb.api.names import (
     GROUP_NAME_PATTERN,
     QUEUE_NAMES_PATTERN,
@@ -73,12 +82,7 @@ from quotaweb.config import selectors
 from quotaweb.config.documents import config_document
 from quotaweb.config.selectors import active_version, version_model
 from quotaweb.config.services import elastic_partitions
-from quotaweb.config.yunikorn import (
-    node_sorting_policy,
-    queue_dao,
-    queue_exists,
-    queue_tree_dao,
-)
+from quotaweb.config.yunikorn import queue_dao, queue_exists, queue_tree_dao
 from quotaweb.engine.gateway import UnknownPartition, engines_get
 from quotaweb.usage.history import application_history, container_history
 from trackers import validate_config
@@ -102,11 +106,6 @@ ERR_INVALID_QUEUE = (
 )
 # The same text as the site's 404 handler (quotaweb.core.views) for a path nothing serves.
 ERR_NO_ROUTE = "there is no {method} {path} in the API; see /api/docs/"
-# What quotaweb calls its cluster where YuniKorn names its resource manager's.
-CLUSTER_ID = "quotaweb"
-CLUSTER_NAME = "quotaweb"
-STATE_ACTIVE = "Active"
-STATE_RUNNING = "Running"
 # Go's url.EscapeError text, with the offending escape (at most three characters).
 ERR_ESCAPE = 'invalid URL escape "{escape}"'
 
@@ -185,6 +184,7 @@ def _errors(**texts: str) -> dict[int, OpenApiResponse]:
 
 
 _STARTING = "the quota engines are still starting"
+DEFAULT_PARTITION = "default"
 _NO_PARTITION = "Partition not found"
 _BAD_QUEUE = "a malformed escape, or a queue path with a segment that is no queue name"
 
@@ -192,56 +192,32 @@ _BAD_QUEUE = "a malformed escape, or a queue path with a segment that is no queu
 # -- views -------------------------------------------------------------------------------------
 
 class PartitionsView(YunikornView):
-    """YuniKorn's ``PartitionInfo`` per partition. quotaweb has no nodes: ``capacity`` is empty
-    as YuniKorn's is without nodes, ``totalNodes`` left out. An application is running while it
-    has live allocations; ``totalContainers`` counts the live allocations."""
+    """YuniKorn's ``PartitionInfo`` per partition (``api.cluster``): the capacity of the nodes a
+    scheduler reported (else the elastic cluster total), their number, usage and utilisation;
+    an application is running while it has live allocations; ``totalContainers`` counts the
+    live allocations."""
 
     @extend_schema(responses={200: PartitionInfoSerializer(many=True),
                               **_errors(e503=_STARTING)})
     def get(self, request: Request) -> Response:
-        gateway = engines_get()
-        out = []
-        for name in gateway.partitions():
-            summary = gateway.summary(name)
-            allocations, applications = gateway.live_counts(name)
-            entry: dict[str, Any] = {
-                "name": name,
-                "state": STATE_ACTIVE,
-                "configVersion": summary["version"],
-                "totalQueues": summary["queues"],
-                "totalUsers": summary["users"],
-                "totalGroups": summary["groups"],
-                "clusterId": CLUSTER_ID,
-                "capacity": {},
-                "nodeSortingPolicy": node_sorting_policy(name),
-                "applications": (
-                    {STATE_RUNNING: applications, "total": applications} if applications
-                    else {"total": 0}
-                ),
-            }
-            if allocations:
-                entry["totalContainers"] = allocations
-            out.append(entry)
-        return Response(out)
+        return Response([partition_info(name=name) for name in engines_get().partitions()])
 
 
 class ClustersView(YunikornView):
-    """YuniKorn's ``ClusterDAOInfo`` per partition: when the engines started (nanoseconds)."""
+    """YuniKorn's ``ClusterDAOInfo`` per partition: when the engines started (nanoseconds) and
+    quotaweb's build information."""
 
     @extend_schema(responses={200: ClusterInfoSerializer(many=True), **_errors(e503=_STARTING)})
     def get(self, request: Request) -> Response:
-        gateway = engines_get()
-        return Response([
-            {"startTime": gateway.started_ns, "partition": name, "clusterName": CLUSTER_NAME}
-            for name in gateway.partitions()
-        ])
+        return Response(clusters_info())
 
 
 class QueuesView(YunikornView):
     @extend_schema(responses={200: PartitionQueueSerializer,
                               **_errors(e404=_NO_PARTITION, e503=_STARTING)})
     def get(self, request: Request, partition: str) -> Response:
-        return Response(queue_tree_dao(partition=_partition(partition)))
+        name = _partition(partition)
+        return Response(queue_tree_dao(partition=name, root_max=root_max(partition=name)))
 
 
 _QUEUE_PARAMETER = path_parameter(
@@ -264,7 +240,8 @@ class QueueView(YunikornView):
     def get(self, request: Request, partition: str, queue: str) -> Response:
         name = _known_partition(partition)
         found = queue_dao(partition=name, queue_path=_queue(queue),
-                          subtree="subtree" in request.query_params)
+                          subtree="subtree" in request.query_params,
+                          root_max=root_max(partition=name))
         if found is None:
             raise not_found(ERR_QUEUE_NOT_FOUND)
         return Response(found)
@@ -319,39 +296,50 @@ class ApplicationView(YunikornView):
 
 
 class NodesView(YunikornView):
-    """quotaweb tracks quota, not nodes: always an empty list."""
+    """The nodes a scheduler reported (``PUT /api/v1/partitions/{p}/nodes``), by node ID; none
+    until one does."""
 
     @extend_schema(responses={200: NodeInfoSerializer(many=True),
                               **_errors(e404=_NO_PARTITION, e503=_STARTING)})
     def get(self, request: Request, partition: str) -> Response:
-        _known_partition(partition)
-        return Response([])
+        name = _known_partition(partition)
+        return Response([node_dao(node) for node in nodes_of(partition=name)])
 
 
 class NodeView(YunikornView):
     @extend_schema(responses={200: NodeInfoSerializer, **_errors(
-        e404=f"{_NO_PARTITION}, or {ERR_NODE_NOT_FOUND} (always: quotaweb has no nodes)",
-        e503=_STARTING,
+        e404=f"{_NO_PARTITION}, or {ERR_NODE_NOT_FOUND}", e503=_STARTING,
     )})
     def get(self, request: Request, partition: str, node: str) -> Response:
-        _known_partition(partition)
-        raise not_found(ERR_NODE_NOT_FOUND)
+        name = _known_partition(partition)
+        found = node_of(partition=name, node_id=node)
+        if found is None:
+            raise not_found(ERR_NODE_NOT_FOUND)
+        return Response(node_dao(found))
 
 
 class NodeUtilizationsView(YunikornView):
-    """Node utilisation buckets per partition: none, as quotaweb has no nodes."""
+    """Per partition, how many reported nodes fall in each tenth of utilisation, per resource
+    type (``allocations.nodes``)."""
 
-    @extend_schema(responses={200: PartitionNodesUtilSerializer(many=True)})
+    @extend_schema(responses={200: PartitionNodesUtilSerializer(many=True),
+                              **_errors(e503=_STARTING)})
     def get(self, request: Request) -> Response:
-        return Response([])
+        return Response([
+            nodes_utilisation(partition=name, cluster_id=CLUSTER_ID)
+            for name in engines_get().partitions()
+        ])
 
 
 class NodeUtilizationView(YunikornView):
-    """YuniKorn's deprecated single-resource form: an empty object without nodes."""
+    """YuniKorn's deprecated single-resource form, of its default partition: the buckets of the
+    type its nodes use most of; an empty object without nodes (or without that partition)."""
 
-    @extend_schema(responses={200: NodesUtilSerializer})
+    @extend_schema(responses={200: NodesUtilSerializer, **_errors(e503=_STARTING)})
     def get(self, request: Request) -> Response:
-        return Response({})
+        if DEFAULT_PARTITION not in engines_get().partitions():
+            return Response({})
+        return Response(nodes_utilisation_dominant(partition=DEFAULT_PARTITION))
 
 
 class ApplicationHistoryView(YunikornView):

@@ -1,9 +1,11 @@
-"""``python manage.py export_config [--version N]``: print a version's YAML (default: active)."""
+"""``python manage.py export_config [--version N] [--format configmap]``: print a version's YAML
+(default: active), bare or in YuniKorn's ConfigMap."""
 
 from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
+from quotaweb.config.configmap import configmap_render
 from quotaweb.config.models import ConfigVersion
 from quotaweb.config.selectors import (
     ERR_NO_CONFIG,
@@ -22,8 +24,12 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--version", type=int, default=None, dest="number")
+        parser.add_argument(
+            "--format", choices=["yaml", "configmap"], default="yaml", dest="shape",
+            help="configmap: inside YuniKorn's yunikorn-configs ConfigMap, comments kept",
+        )
 
-    def handle(self, *args, number, **options):
+    def handle(self, *args, number, shape, **options):
         if number is None:
             version = active_version()
             if version is None:
@@ -33,4 +39,5 @@ class Command(BaseCommand):
                 version = version_get(number=number)
             except ConfigVersion.DoesNotExist:
                 raise CommandError(ERR_NO_VERSION.format(number=number)) from None
-        self.stdout.write(version.yaml, ending="" if version.yaml.endswith("\n") else "\n")
+        text = configmap_render(yaml_text=version.yaml) if shape == "configmap" else version.yaml
+        self.stdout.write(text, ending="" if text.endswith("\n") else "\n")

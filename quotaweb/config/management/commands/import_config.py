@@ -1,7 +1,9 @@
 """``python manage.py import_config FILE``: validate a YAML document and make it the active version.
 
 On any error, every problem is printed as ``code path field: message`` and nothing changes. The
-import is deliberate, so it starts from whatever version is active right now.
+import is deliberate, so it starts from whatever version is active right now. A YuniKorn
+ConfigMap (``kubectl get configmap yunikorn-configs -o yaml``) gives its ``queues.yaml``; the
+keys it ignores are printed as warnings on stderr.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from quotaweb.config.configmap import configmap_unwrap
 from quotaweb.config.selectors import active_version_number
 from quotaweb.config.services import ConfigRejected, config_apply
 
@@ -29,14 +32,19 @@ class Command(BaseCommand):
     help = "Validate a queues.yaml and apply it as a new configuration version."
 
     def add_arguments(self, parser):
-        parser.add_argument("file", help="YuniKorn-style queues.yaml")
+        parser.add_argument(
+            "file", help="YuniKorn-style queues.yaml, or the ConfigMap that holds it"
+        )
         parser.add_argument("--comment", default="", help="why this version (shown in history)")
 
     def handle(self, *args, file, comment, **options):
         base = active_version_number()
         try:
+            unwrapped = configmap_unwrap(text=read_text(file))
+            for warning in unwrapped.warnings:
+                self.stderr.write(f"warning: {warning}")
             version = config_apply(
-                yaml_text=read_text(file), author=None, comment=comment, base_version=base
+                yaml_text=unwrapped.yaml_text, author=None, comment=comment, base_version=base
             )
         except ConfigRejected as exc:
             for line in error_lines(exc.errors):

@@ -5,13 +5,15 @@ The first run imports the sample (or ``--config``) as version 1; later runs star
 version in the database.
 
 Everything happens in one process and in this order, so the engines exist before the first request
-and are the very engines the server uses (no autoreloader, no second process). Unless turned off
-(``--no-simulator``, ``QUOTAWEB_SIMULATOR=0``), a simulator thread sends allocations and releases
-to those engines through the allocation services, so the pages are live at once; it stops with
-the server. A fresh database is also given a cluster total per partition (elastic quota stays
-off), a quota tree and a forest (``quotaweb.core.demo_seed``), and a second, gentler simulator
-adds and releases consumers on them (``quotaweb.core.tree_simulator``); without simulators
-nothing is seeded.
+and are the very engines the server uses (no autoreloader, no second process). First of all it
+takes its port and claims the database's engines (``core.ownership``): a busy port, or a SQLite
+database another process owns, is refused before anything is migrated, loaded or simulated.
+Unless turned off (``--no-simulator``, ``QUOTAWEB_SIMULATOR=0``), a simulator thread sends
+allocations and releases to those engines through the allocation services, so the pages are live
+at once; it stops with the server. A fresh database is also given a cluster total per partition
+(elastic quota stays off), a quota tree and a forest (``quotaweb.core.demo_seed``), and a second,
+gentler simulator adds and releases consumers on them and reports elastic demand
+(``quotaweb.core.tree_simulator``); without simulators nothing is seeded.
 """
 
 from __future__ import annotations
@@ -26,7 +28,9 @@ from quotaweb.accounts.roles import ROLE_ADMIN, ROLE_VIEWER
 from quotaweb.accounts.services import DemoLogin, accounts_demo_ensure
 from quotaweb.core.demand_simulator import DEFAULT_DEMAND_RATE
 from quotaweb.core.demo_seed import demo_seed
+from quotaweb.core.ownership import listen_address, ownership_claim, port_claim
 from quotaweb.core.serving import (
+    LISTEN_BACKLOG,
     engines_start_for,
     owner_threads_start,
     port_number,
@@ -88,6 +92,19 @@ class Command(BaseCommand):
             simulating = not no_simulator and env_bool(SIMULATOR_ENV, True)
         except ImproperlyConfigured as exc:
             raise CommandError(str(exc)) from None
+        with port_claim(host=host, port=port, backlog=LISTEN_BACKLOG) as listening:
+            ownership = ownership_claim(
+                command="manage.py demo", address=listen_address(host, port)
+            )
+            self.demo_owned(
+                host=host, port=port, config=config, simulating=simulating, sim_rate=sim_rate,
+                verbosity=verbosity, listening=listening, ownership=ownership,
+            )
+
+    def demo_owned(
+        self, *, host, port, config, simulating, sim_rate, verbosity, listening, ownership
+    ) -> None:
+        """Everything after the claims: migrate, ensure the logins, load, simulate, serve."""
         call_command("migrate", interactive=False, verbosity=max(0, verbosity - 1))
         logins = accounts_demo_ensure()
         engines_start_for(config or settings.QUOTAWEB_CONFIG, self.stdout.write)
@@ -104,8 +121,8 @@ class Command(BaseCommand):
         if not settings.DEBUG and any(not login.password_from_env for login in logins):
             # Debug off suggests a shared machine, where a published password is an open door.
             self.stderr.write(self.style.WARNING(WARN_DEFAULT_PASSWORDS))
-        simulator = simulator_start(rate=sim_rate) if simulating else None
-        tree_simulator = TreeSimulatorThread() if simulating else None
+        simulator = simulator_start(ownership=ownership, rate=sim_rate) if simulating else None
+        tree_simulator = TreeSimulatorThread(ownership=ownership) if simulating else None
         if simulator is not None:
             self.stdout.write(MSG_SIMULATOR.format(
                 rate=sim_rate, partitions=", ".join(simulator.partitions)
@@ -117,11 +134,11 @@ class Command(BaseCommand):
             ))
         # The engine channel (channel mode), the usage sampler and the elastic worker, as
         # manage.py serve starts them.
-        owner = owner_threads_start(self.stdout.write)
+        owner = owner_threads_start(self.stdout.write, ownership=ownership)
         self.stdout.write("Stop with Ctrl-C.")
         self.stdout.flush()
         try:
-            serve(host=host, port=port)
+            serve(host=host, port=port, listening=listening)
         finally:
             owner.signal()
             if simulator is not None:

@@ -1,6 +1,8 @@
 """``python manage.py serve``: the production engine owner.
 
-One process, in this order: refuse debug mode (unless ``--allow-debug``) and a database whose
+One process, in this order: refuse debug mode (unless ``--allow-debug``); take its port and
+claim the database's engines (``core.ownership``: a busy port, or a SQLite database another
+process owns, is refused before anything is read or loaded); refuse a database whose
 migrations are not all applied (it names the command to run: serve never migrates on its own,
 so an upgrade's migrations run once, when the operator says so); load the engines from the
 active configuration version (``engines_start``: the ledger's live allocations, the elastic
@@ -23,7 +25,9 @@ from django.db.migrations.executor import MigrationExecutor
 from django.db.utils import Error as DatabaseError
 
 from quotaweb.config.selectors import active_version
+from quotaweb.core.ownership import listen_address, ownership_claim, port_claim
 from quotaweb.core.serving import (
+    LISTEN_BACKLOG,
     engines_start_for,
     owner_threads_start,
     port_number,
@@ -118,6 +122,19 @@ class Command(BaseCommand):
     ):
         if settings.DEBUG and not allow_debug:
             raise CommandError(ERR_DEBUG)
+        with port_claim(host=host, port=port, backlog=LISTEN_BACKLOG) as listening:
+            ownership = ownership_claim(
+                command="manage.py serve", address=listen_address(host, port)
+            )
+            self.serve_owned(
+                host=host, port=port, config=config, drain_seconds=drain_seconds,
+                proxy_headers=proxy_headers, listening=listening, ownership=ownership,
+            )
+
+    def serve_owned(
+        self, *, host, port, config, drain_seconds, proxy_headers, listening, ownership
+    ) -> None:
+        """Everything after the claims: check the migrations, load the engines, serve."""
         try:
             missing = unapplied_migrations()
         except DatabaseError as exc:
@@ -135,7 +152,7 @@ class Command(BaseCommand):
             self.stdout.write(MSG_IMPORTED.format(path=config_path))
             if Path(config_path).resolve() == SAMPLE_CONFIG.resolve():
                 self.stderr.write(self.style.WARNING(WARN_SAMPLE))
-        owner = owner_threads_start(self.stdout.write)
+        owner = owner_threads_start(self.stdout.write, ownership=ownership)
         self.stdout.write(self.style.SUCCESS(f"quotaweb is serving at {site_url(host, port)}"))
         self.stdout.write(f"Health check: {site_url(host, port)}healthz")
         self.stdout.write(
@@ -143,7 +160,10 @@ class Command(BaseCommand):
         )
         self.stdout.flush()
         try:
-            serve(host=host, port=port, drain_seconds=drain_seconds, proxy_headers=proxy_headers)
+            serve(
+                host=host, port=port, drain_seconds=drain_seconds, proxy_headers=proxy_headers,
+                listening=listening,
+            )
         finally:
             owner.stop()
         self.stdout.write("Stopped.")

@@ -4,7 +4,8 @@ By default it drives a running server over HTTP with an API token (``--url``, ``
 load goes to the engines that server owns. ``--in-process`` starts engines in this process
 instead, for a standalone try-out: never run it while a server uses the same database, since two
 processes with engines of their own give contradictory answers (docs/design.md, "The engines
-and their owner").
+and their owner"). On SQLite it claims the database's engines first (``core.ownership``), so
+beside a running server it is refused before it migrates or loads anything.
 Either way it releases what it allocated before it exits.
 """
 
@@ -20,6 +21,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
 from quotaweb.config.services import ConfigRejected
+from quotaweb.core.ownership import ownership_claim
 from quotaweb.core.services import engines_start
 from quotaweb.core.simulator import (
     DEFAULT_USERS,
@@ -148,6 +150,7 @@ class Command(BaseCommand):
             self.stdout.flush()
 
     def _in_process(self, partition: str) -> InProcessTarget:
+        ownership_claim(command="manage.py simulate --in-process", address=None)
         call_command("migrate", interactive=False, verbosity=0)
         path = settings.QUOTAWEB_CONFIG
         try:

@@ -12,8 +12,9 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from quotaweb.core.ownership import port_claim
 from quotaweb.core.selectors import sockets_only_set
-from quotaweb.core.serving import port_number, serve, site_url
+from quotaweb.core.serving import LISTEN_BACKLOG, port_number, serve, site_url
 
 ERR_MODE = (
     "manage.py web serves sockets for an engine owner in another process: set "
@@ -31,7 +32,10 @@ class Command(BaseCommand):
     def handle(self, *args, host, port, **options):
         if settings.QUOTAWEB_ENGINE_OWNER != "channel":
             raise CommandError(ERR_MODE)
-        sockets_only_set()
-        self.stdout.write(f"Live sockets at {site_url(host, port)}ws/usage/<partition>/")
-        self.stdout.flush()
-        serve(host=host, port=port)
+        # No engines and no ledger here, so nothing to claim but the port (taken before the
+        # sockets are set up, and served on, as serve and demo take theirs).
+        with port_claim(host=host, port=port, backlog=LISTEN_BACKLOG) as listening:
+            sockets_only_set()
+            self.stdout.write(f"Live sockets at {site_url(host, port)}ws/usage/<partition>/")
+            self.stdout.flush()
+            serve(host=host, port=port, listening=listening)
