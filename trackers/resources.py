@@ -232,3 +232,23 @@ def format_resource(res: Mapping[str, int]) -> str:
         text = format_quantity(kind, res[kind])
         parts.append(text if kind == VCORE else f"{kind} {text}")
     return ", ".join(parts)
+
+
+# The suffixes a base-unit amount is written back with, largest first (binary before decimal).
+_BINARY = (("Ei", 2**60), ("Pi", 2**50), ("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20),
+           ("Ki", 2**10))
+_DECIMAL = (("E", 10**18), ("P", 10**15), ("T", 10**12), ("G", 10**9), ("M", 10**6),
+            ("k", 10**3))
+
+
+def quantity_input(kind: str, value: int) -> str:
+    """A base-unit amount written back as a quantity ``parse_quantity`` reads to the same value:
+    ``400Gi``, ``96`` vcore, ``500m``, ``8``."""
+    if kind == VCORE:
+        cores, milli = divmod(value, 1000)
+        return str(cores) if not milli else f"{value}m"
+    if is_bytes_type(kind) and value:
+        for suffix, size in (*_BINARY, *_DECIMAL):
+            if value % size == 0:
+                return f"{value // size}{suffix}"
+    return str(value)

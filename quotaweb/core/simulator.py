@@ -639,8 +639,12 @@ class Simulator:
                 heapq.heappush(self._due, (retry_at, application_id))
 
 
+class Stepped(Protocol):
+    def step(self, now: float) -> None: ...
+
+
 def drive(
-    simulators: Sequence[Simulator], *, stop: threading.Event, duration: float | None = None,
+    simulators: Sequence[Stepped], *, stop: threading.Event, duration: float | None = None,
     clock: Callable[[], float] = time.monotonic,
 ) -> None:
     """Step ``simulators`` in real time until ``stop`` is set or ``duration`` seconds passed."""

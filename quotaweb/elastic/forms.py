@@ -14,7 +14,7 @@ from django import forms
 
 from quotaweb.config.forms import ResourcesField
 from trackers.errors import QuantityError
-from trackers.resources import VCORE, is_bytes_type, parse_quantity
+from trackers.resources import parse_quantity, quantity_input
 
 ERR_QUANTITY = "{kind}: {text!r} is not a quantity ({reason})"
 ERR_SWITCH = "choose on or off"
@@ -25,27 +25,8 @@ TOTAL_HELP = (
     "count (nvidia.com/gpu: 8). Empty: nothing to share."
 )
 
-_BINARY = (("Ei", 2**60), ("Pi", 2**50), ("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20),
-           ("Ki", 2**10))
-_DECIMAL = (("E", 10**18), ("P", 10**15), ("T", 10**12), ("G", 10**9), ("M", 10**6),
-            ("k", 10**3))
-
-
-def quantity_text(kind: str, value: int) -> str:
-    """A base-unit amount written back as a quantity ``parse_quantity`` reads to the same value:
-    ``400Gi``, ``96`` vcore, ``500m``, ``8``."""
-    if kind == VCORE:
-        cores, milli = divmod(value, 1000)
-        return str(cores) if not milli else f"{value}m"
-    if is_bytes_type(kind) and value:
-        for suffix, size in (*_BINARY, *_DECIMAL):
-            if value % size == 0:
-                return f"{value // size}{suffix}"
-    return str(value)
-
-
 def total_text(total: Mapping[str, int]) -> str:
-    return ", ".join(f"{kind}: {quantity_text(kind, total[kind])}" for kind in sorted(total))
+    return ", ".join(f"{kind}: {quantity_input(kind, total[kind])}" for kind in sorted(total))
 
 
 class SwitchForm(forms.Form):

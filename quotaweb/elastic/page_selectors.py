@@ -52,6 +52,20 @@ NOTE_NO_MAX = (
     "hold it back."
 )
 NOTE_KEEPS = "Does not lend: it keeps its whole min even while it asks for less."
+# Why a guaranteed figure reads "scaled to": said once per parent and resource above the table.
+NOTE_SCALED = (
+    "Under {parent}, the children's guaranteed {kind} adds up to {mins}, more than the {shared} "
+    "{parent} has to share, so each child's guaranteed {kind} is scaled by the same factor "
+    "\u00d7{factor} ({shared} \u00f7 {mins}). The scaled figure is what the split starts from; "
+    "anything a child does not ask for is still lent to its busy siblings."
+)
+NOTE_IDLE = (
+    "Under {parents}, no queue asks for anything now, so there is nothing to share there and "
+    "the children's guaranteed figures read \"scaled to 0\": they come back as soon as a queue "
+    "there uses or asks for resources."
+)
+# What revocation would pick: at most this many allocations per queue are listed.
+PICKS_SHOWN = 10
 
 # Fields whose figures make a queue's signature (elastic.js: SIG_FIELDS).
 SIG_FIELDS = (
@@ -254,8 +268,46 @@ def _moment(text: str | None) -> datetime | None:
     return datetime.fromisoformat(text) if text else None
 
 
-def elastic_page(*, partition: str) -> dict[str, Any]:
-    """The elastic page of a partition: settings, the tree's rows, the over-use list."""
+def scale_factor(minimum: int, scaled: int) -> str:
+    """The factor a min was scaled by, two significant digits (elastic.js: scaleFactor)."""
+    return f"{scaled / minimum:.2g}" if minimum else "0"
+
+
+def scaling_notes(queues: list[Mapping[str, Any]]) -> list[str]:
+    """One sentence per parent and resource whose children's mins were scaled down: the sum
+    of the mins, what there was to share, and the factor."""
+    sums: dict[tuple[str, str], list[int]] = {}
+    scaled_any: set[tuple[str, str]] = set()
+    for row in queues:
+        parent = row["parent"]
+        if parent is None:
+            continue
+        for kind, minimum in row["min"].items():
+            scaled = row["autoScaleMin"].get(kind, minimum)
+            pair = sums.setdefault((parent, kind), [0, 0])
+            pair[0] += minimum
+            pair[1] += scaled
+            if scaled != minimum:
+                scaled_any.add((parent, kind))
+    notes = []
+    idle = sorted({parent for parent, kind in scaled_any if sums[(parent, kind)][1] == 0})
+    for parent, kind in sorted(scaled_any):
+        mins, shared = sums[(parent, kind)]
+        if parent in idle:
+            continue
+        notes.append(NOTE_SCALED.format(
+            parent=parent, kind=kind, mins=format_quantity(kind, mins),
+            shared=format_quantity(kind, shared), factor=scale_factor(mins, shared),
+        ))
+    if idle:
+        notes.append(NOTE_IDLE.format(parents=", ".join(idle)))
+    return notes
+
+
+def elastic_page(*, partition: str, show_picks: bool = False) -> dict[str, Any]:
+    """The elastic page of a partition: settings, the tree's rows, the over-use list. What
+    revocation would pick is listed while elastic quota is on, or when ``show_picks`` asks for
+    it, at most ``PICKS_SHOWN`` per queue with a count of the rest."""
     partitions = _known(partition)
     try:
         view = elastic_view(partition=partition)
@@ -268,9 +320,12 @@ def elastic_page(*, partition: str) -> dict[str, Any]:
         item["over_text"] = format_resource(item["over"])
         item["used_text"] = format_resource(item["used"])
         item["runtime_text"] = format_resource(item["runtime"])
-        for pick in item["picks"]:
+        shown = item["picks"][:PICKS_SHOWN]
+        for pick in shown:
             pick["resource_text"] = format_resource(pick["resource"])
             pick["created_at"] = _moment(pick["created"])
+        item["picks_shown"] = shown
+        item["picks_more"] = len(item["picks"]) - len(shown)
     return {
         "partition": partition,
         "partitions": partitions,
@@ -283,6 +338,10 @@ def elastic_page(*, partition: str) -> dict[str, Any]:
         "rows": [queue_row(row) for row in view["queues"]],
         "over_use": over_use,
         "over_paths": " ".join(item["queuePath"] for item in over_use),
+        "picks_count": sum(len(item["picks"]) for item in over_use),
+        "show_picks": view["enabled"] or show_picks,
+        "picks_shown": PICKS_SHOWN,
+        "scaling_notes": scaling_notes(view["queues"]),
         "revoke_delay": int(REVOKE_DELAY.total_seconds()),
         "settings_row": elastic_settings_row(partition=partition),
     }

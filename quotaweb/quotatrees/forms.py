@@ -21,6 +21,7 @@ from typing import Any
 from django import forms
 from django.http import QueryDict
 
+from quotaweb.quotatrees.units import tree_quantity_input, tree_quantity_parse
 from trackers.quotatree import check_tree
 from trackers.quotatree.document import TREE_NAME
 
@@ -57,8 +58,9 @@ ERR_FOREST_TREE_TWICE = "tree {name!r} is listed twice; a forest has each tree o
 ERR_MODE = "choose normal or maintenance"
 
 RESOURCES_HELP = (
-    "Each column is a resource every node has a quota of (integers, in whatever unit the "
-    "consumers ask in: cpu in millicores, memory in bytes...). Clear a name to remove its column."
+    "Each column is a resource every node has a quota of, in human units: cpu in cores or "
+    "millicores (2, 500m), memory with a unit (64Gi, 512Mi), any other resource as a count. "
+    "Clear a name to remove its column."
 )
 TREES_HELP = (
     "The trees, in the order allocations process them, separated by commas or spaces. A tree "
@@ -126,6 +128,26 @@ def _node_cells(index: int, node: str, columns: list[Cell]) -> list[Cell]:
              f"Quota of {column.value or f'resource {j + 1}'} for {named}")
         for j, column in enumerate(columns)
     ]
+
+
+def _input_text(resource: str, value: Any) -> str:
+    """A stored quota as the editor shows it (``64Gi``, ``2`` cores); as written when it is not
+    an amount (the document's check then says why)."""
+    if value is None:
+        return ""
+    text = str(value).strip()
+    if not text.isdigit():
+        return text
+    return tree_quantity_input(resource, int(text))
+
+
+def _base_units(resource: str, text: str) -> str:
+    """A typed quota in base units for the document (as typed when it does not read: the
+    editor's check has put the error on its cell)."""
+    try:
+        return str(tree_quantity_parse(text, resource))
+    except ValueError:
+        return text
 
 
 class TreeEditor:
@@ -201,7 +223,7 @@ class TreeEditor:
             editor.rows.append(editor._row(
                 index, str(name), parent_text,
                 hard is True or (isinstance(hard, str) and hard.lower() == "true"),
-                ["" if quota.get(r) is None else str(quota.get(r)) for r in resources],
+                [_input_text(r, quota.get(r)) for r in resources],
             ))
         return editor
 
@@ -295,7 +317,7 @@ class TreeEditor:
             nodes[row.node] = {
                 "parent": row.parent.value or "nil",
                 "hard": "true" if row.is_hard else "false",
-                "quota": {cell.value: row.quota[j].value
+                "quota": {cell.value: _base_units(cell.value, row.quota[j].value)
                           for j, cell in resources if row.quota[j].value != ""},
             }
         return {
@@ -345,7 +367,17 @@ class TreeEditor:
                 seen[row.node] = row
         if not seen and not any(row.name.errors for row in self.rows):
             self.errors.append(ERR_NO_NODES)
-        if not self.has_errors:
+        structural = self.has_errors
+        for row in self.kept_rows():
+            for j, cell in self.resources():
+                if row.quota[j].value != "":
+                    try:
+                        tree_quantity_parse(row.quota[j].value, cell.value)
+                    except ValueError as error:
+                        row.quota[j].errors.append(str(error))
+        # The document's rules too (a parent unknown, two roots...), even beside an amount that
+        # does not read: its cell keeps the unit error, said in the editor's words.
+        if not structural:
             self.add_errors(check_tree(self.document()))
         return not self.has_errors
 
@@ -382,7 +414,8 @@ class TreeEditor:
             resource = rest[len("quota."):]
             for j, cell in self.resources():
                 if cell.value == resource:
-                    row.quota[j].errors.append(message)
+                    if not row.quota[j].errors:
+                        row.quota[j].errors.append(message)
                     return
             row.errors.append(message)
         else:

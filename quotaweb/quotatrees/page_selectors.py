@@ -20,6 +20,7 @@ from quotaweb.css_sizes import WIDTH, depth_class, percent_class
 from quotaweb.engine.gateway import engines_get
 from quotaweb.quotatrees import selectors
 from quotaweb.quotatrees.models import Forest, Tree
+from quotaweb.quotatrees.units import tree_quantity, tree_resource_text
 from trackers.quotatree import NOT_FOUND, QuotaTreeError
 
 FEED_SHOWN = 100
@@ -71,11 +72,7 @@ def kv(values: Mapping[str, int] | None) -> str:
     return ",".join(f"{key}={values[key]}" for key in sorted(values or {}))
 
 
-def resource_text(values: Mapping[str, int] | None) -> str:
-    """``cpu 3, memory 8``; ``nothing`` for an empty map."""
-    if not values:
-        return "nothing"
-    return ", ".join(f"{key} {values[key]}" for key in sorted(values))
+resource_text = tree_resource_text
 
 
 @dataclass(frozen=True)
@@ -113,18 +110,22 @@ class Bar:
     def width_class(self) -> str:
         return percent_class(WIDTH, self.width)
 
+    def q(self, value: int) -> str:
+        return tree_quantity(self.kind, value)
+
     @property
     def text(self) -> str:
+        allocated, quota = self.q(self.allocated), self.q(self.quota)
         if self.over:
-            return f"{self.allocated} of {self.quota} · over by {self.allocated - self.quota}"
-        return f"{self.allocated} of {self.quota} · {int(self.ratio * 100)} %"
+            return f"{allocated} of {quota} · over by {self.q(self.allocated - self.quota)}"
+        return f"{allocated} of {quota} · {int(self.ratio * 100)} %"
 
     @property
     def title(self) -> str:
-        head = f"{self.kind}: {self.allocated} allocated of a quota of {self.quota}"
+        head = f"{self.kind}: {self.q(self.allocated)} allocated of a quota of {self.q(self.quota)}"
         if self.over:
-            return f"{head}, {self.allocated - self.quota} over quota"
-        return f"{head}, {self.quota - self.allocated} left"
+            return f"{head}, {self.q(self.allocated - self.quota)} over quota"
+        return f"{head}, {self.q(self.quota - self.allocated)} left"
 
 
 @dataclass(frozen=True)
@@ -139,8 +140,14 @@ class Slack:
         return self.value < 0
 
     @property
+    def text(self) -> str:
+        return tree_quantity(self.kind, self.value)
+
+    @property
     def note(self) -> str:
-        return f"its children are promised {-self.value} more than it has" if self.negative else ""
+        if not self.negative:
+            return ""
+        return f"its children are promised {tree_quantity(self.kind, -self.value)} more than it has"
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from django.contrib.auth.base_user import AbstractBaseUser
@@ -16,6 +17,7 @@ from django.db.models import Max
 
 from quotaweb import metrics
 from quotaweb.engine.quotatrees import TreesSlot, trees_get, trees_load
+from quotaweb.quotatrees.explain import placement_text, rejection_text
 from quotaweb.quotatrees.models import Forest, Placement, Tree, TreeEvent, TreeVersion
 from trackers.quotatree import (
     INVALID,
@@ -292,7 +294,9 @@ def _allocation_events(result: AllocationResult, forest: str) -> list[dict[str, 
     kind = ("trial" if result.trial else result.code) if result.allocated else "rejected"
     events = [{
         "kind": kind, "consumer": result.consumer, "trees": sorted(result.nodes) or [],
-        "forest": forest, "nodes": dict(result.nodes), "message": result.message,
+        "forest": forest, "nodes": dict(result.nodes),
+        # quotaweb's words first; the library's (kept for MCAD's clients) after them
+        "message": " ".join(text for text in (result.explanation, result.message) if text),
         "steps": list(result.steps),
     }]
     events.extend(_preemption_event(p, forest) for p in result.preemptions)
@@ -321,13 +325,37 @@ def _allocated(
     return result
 
 
+def _explained(slot: TreesSlot, consumer: ConsumerSpec, result: AllocationResult) -> str:
+    """The answer in quotaweb's words (``quotaweb.quotatrees.explain``), one sentence per tree."""
+    texts = []
+    for tree, asked in consumer.trees.items():
+        state = slot.manager.state(tree)
+        request = asked.request
+        if not isinstance(request, Mapping):
+            request = dict(zip(state["resources"], request, strict=False))
+        if result.allocated and tree in result.nodes:
+            texts.append(placement_text(
+                tree=tree, consumer=consumer.id, node=result.nodes[tree], group=asked.group,
+                forced=result.forced,
+            ))
+        elif not result.allocated:
+            view = {"nodes": [{"name": name, **node} for name, node in state["nodes"].items()]}
+            texts.append(rejection_text(
+                view, tree=tree, consumer=consumer.id, group=asked.group, request=request,
+                priority=asked.priority,
+            ))
+    return " ".join(texts)
+
+
 def tree_allocate(*, tree: str, body: Any, trial: bool = False) -> AllocationResult:
     """Allocate a consumer on one tree (a trial with ``trial``); every change is stored before
-    the answer. A rejection changes nothing (its reasons are recorded for the consumer page)."""
+    the answer. A rejection changes nothing (its reasons are recorded for the consumer page).
+    ``explanation`` says the outcome in quotaweb's words."""
     slot = trees_get()
     with slot.lock:
         consumer = _consumer_for_tree(slot, tree, body)
         result = slot.manager.allocate(tree, consumer, trial=trial)
+        result = replace(result, explanation=_explained(slot, consumer, result))
         return _allocated(slot, result, trees=[tree])
 
 
@@ -381,6 +409,7 @@ def forest_allocate(*, forest: str, body: Any, trial: bool = False) -> Allocatio
         except DocumentError as error:
             raise _rejected(error.errors) from None
         result = slot.manager.allocate_forest(forest, consumer, trial=trial)
+        result = replace(result, explanation=_explained(slot, consumer, result))
         return _allocated(slot, result, trees=trees, forest=forest)
 
 

@@ -20,5 +20,7 @@ urlpatterns = [
     path("<str:tree>/edit/", views.edit, name="edit"),
     path("<str:tree>/document/", views.document, name="document"),
     path("<str:tree>/mode/", views.mode, name="mode"),
+    path("<str:tree>/consumers/add/", views.consumer_add, name="consumer-add"),
+    path("<str:tree>/consumers/release/", views.consumer_release, name="consumer-release"),
     path("<str:tree>/delete/", views.delete, name="delete"),
 ]

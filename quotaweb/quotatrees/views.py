@@ -22,6 +22,7 @@ from quotaweb.accounts.decorators import admin_required, viewer_required
 from quotaweb.engine.gateway import EngineNotLoaded
 from quotaweb.engine.quotatrees import TreesNotLoaded
 from quotaweb.quotatrees import page_selectors, services
+from quotaweb.quotatrees.consumer_forms import AddConsumerForm, ReleaseConsumerForm
 from quotaweb.quotatrees.forms import ForestForm, ImportForm, ModeForm, TreeEditor
 from trackers.quotatree import NOT_FOUND, QuotaTreeError
 
@@ -39,6 +40,10 @@ DONE_UNPLACED = (
 DONE_MODE = "Tree {tree} is now in {mode} mode."
 DONE_FOREST_MODE = "Forest {forest} is now in {mode} mode."
 DONE_DELETED = "Deleted tree {tree}. Its versions are kept."
+DONE_RELEASED = (
+    "Released {consumer} from tree {tree}: its quota is free again, and borrowers above their "
+    "group may have slid back down."
+)
 DONE_FOREST_SAVED = "Forest {forest} now allocates on {trees}, in this order."
 DONE_FOREST_DELETED = "Forest {forest} is gone; its trees and their consumers stay."
 LOADED = (
@@ -85,10 +90,29 @@ def index(request: HttpRequest) -> HttpResponse:
 # -- a tree --------------------------------------------------------------------------------------
 
 
-def _tree(request: HttpRequest, tree: str, *, status: int = 200,
-          error: str = "") -> HttpResponse:
+def _consumer_forms(
+    part: dict[str, Any], data: Any = None
+) -> tuple[AddConsumerForm, ReleaseConsumerForm]:
+    """The admin's add and release forms for a tree as its page shows it (bound to ``data``)."""
+    rows = part["rows"]
+    add = AddConsumerForm(
+        data, leaves=[row.name for row in rows if row.leaf],
+        resources=part["view"]["resourceNames"],
+    )
+    release = ReleaseConsumerForm(
+        data, consumers=sorted(placed.id for row in rows for placed in row.consumers)
+    )
+    return add, release
+
+
+def _tree(request: HttpRequest, tree: str, *, status: int = 200, error: str = "",
+          add_form: AddConsumerForm | None = None,
+          release_form: ReleaseConsumerForm | None = None) -> HttpResponse:
     context = page_selectors.tree_page(tree=tree)
     context["error"] = error
+    add, release = _consumer_forms(context["tree"])
+    context["add_form"] = add_form or add
+    context["release_form"] = release_form or release
     return render(request, "quotatrees/tree.html", context, status=status)
 
 
@@ -122,6 +146,51 @@ def mode(request: HttpRequest, tree: str) -> HttpResponse:
             return _tree(request, tree, status=400, error=" ".join(form.errors["mode"]))
         services.tree_mode_set(tree=tree, mode=form.cleaned_data["mode"])
         messages.success(request, DONE_MODE.format(tree=tree, mode=form.cleaned_data["mode"]))
+        return redirect("quotatrees:tree", tree=tree)
+
+    return _guarded(request, answer)
+
+
+@require_POST
+@admin_required
+def consumer_add(request: HttpRequest, tree: str) -> HttpResponse:
+    """Allocate a consumer from the page's form; the answer says where it landed (or why it
+    did not fit) in the words of ``quotaweb.quotatrees.explain``. Refused: nothing changed."""
+
+    def answer() -> HttpResponse:
+        form, _ = _consumer_forms(page_selectors.tree_page(tree=tree)["tree"], request.POST)
+        if not form.is_valid():
+            return _tree(request, tree, status=400, add_form=form)
+        try:
+            result = services.tree_allocate(tree=tree, body=form.body())
+        except services.TreeRejected as rejected:
+            for problem in rejected.errors:
+                form.add_error(None, problem["message"])
+            return _tree(request, tree, status=400, add_form=form)
+        except QuotaTreeError as refused:
+            if refused.code == NOT_FOUND:
+                raise
+            form.add_error(None, f"{refused}; nothing changed.")
+            return _tree(request, tree, status=409, add_form=form)
+        if not result.allocated:
+            form.add_error(None, result.explanation or result.message)
+            return _tree(request, tree, status=409, add_form=form)
+        messages.success(request, result.explanation)
+        return redirect("quotatrees:tree", tree=tree)
+
+    return _guarded(request, answer)
+
+
+@require_POST
+@admin_required
+def consumer_release(request: HttpRequest, tree: str) -> HttpResponse:
+    def answer() -> HttpResponse:
+        _, form = _consumer_forms(page_selectors.tree_page(tree=tree)["tree"], request.POST)
+        if not form.is_valid():
+            return _tree(request, tree, status=400, release_form=form)
+        consumer = form.cleaned_data["consumer"]
+        services.tree_release(tree=tree, consumer=consumer)
+        messages.success(request, DONE_RELEASED.format(consumer=consumer, tree=tree))
         return redirect("quotatrees:tree", tree=tree)
 
     return _guarded(request, answer)

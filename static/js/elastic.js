@@ -21,7 +21,11 @@ const NOTE_NO_MAX = "No max: it takes no part in sharing, so it has no runtime a
   + "does not hold it back.";
 const NOTE_KEEPS = "Does not lend: it keeps its whole min even while it asks for less.";
 const EXPLAIN_TITLE = "How this runtime came about, step by step";
-const SCALED_TITLE = "the mins of its siblings did not fit the pool, so each was scaled down";
+const SCALED_TITLE = "its siblings' mins add up to more than their parent shares, so each is "
+  + "scaled down by the same factor";
+// Above its runtime is an alarm only while elastic quota is on.
+const TAG_OVER_ON = "over its runtime by ";
+const TAG_OVER_OFF = ["above its runtime by ", " (not enforced: elastic quota is off)"];
 const CAPPED_TITLE = "the request above the max does not count";
 
 // -- rows (page_selectors.queue_row) -----------------------------------------------------------
@@ -35,6 +39,16 @@ function rowSig(row) {
   const flags = `${Number(row.leaf)}${Number(row.system)}${Number(row.allowLent)}`;
   return [row.queuePath, flags, ...SIG_FIELDS.map((name) => mapSig(row[name])),
     mapSig(row.overUsed)].join("|");
+}
+
+// The row's signature with the switch in it (elastic_rows.row_state_sig).
+function stateSig(sig, enabled) {
+  return `${sig}|${enabled ? "on" : "off"}`;
+}
+
+// The factor a min was scaled by, two significant digits (page_selectors.scale_factor).
+function scaleFactor(min, scaled) {
+  return min ? String(Number((scaled / min).toPrecision(2))) : "0";
 }
 
 function queueKinds(row) {
@@ -150,8 +164,9 @@ function cells(page, row, line, kit) {
   const q = (value) => formatQuantity(line.kind, value);
   const num = (...content) => h("td", { class: "num" }, ...content);
   const min = line.min === null ? [hint(kit, "not set")] : [q(line.min)];
-  if (line.scaledMin !== null) {
-    min.push(hint(kit, ` (scaled to ${q(line.scaledMin)})`, SCALED_TITLE));
+  if (line.scaledMin !== null && line.min !== null) {
+    min.push(h("span", { class: "hint escaled", title: SCALED_TITLE },
+      `scaled to ${q(line.scaledMin)} (\u00d7${scaleFactor(line.min, line.scaledMin)})`));
   }
   const request = [q(line.request)];
   if (line.limitedRequest < line.request) {
@@ -163,29 +178,32 @@ function cells(page, row, line, kit) {
     ? hint(kit, "not shared",
       `${line.kind} is not in this queue's max, so it takes no part in sharing ${line.kind}`)
     : h("a", { href: explain, title: EXPLAIN_TITLE }, q(line.runtime));
+  // Key columns first, in the page header's order (elastic_rows._cells).
   return [
     h("th", { scope: "row", class: "kind" }, line.kind),
-    h("td", { class: "ebar-cell" }, line.bar ? barElement(line.bar, kit) : null),
-    num(min),
-    num(line.max === null ? hint(kit, "no max") : q(line.max)),
-    num(line.weight === null ? hint(kit, "none") : q(line.weight)),
-    num(request),
-    num(q(line.used)),
     h("td", { class: "num runtime" }, runtime),
+    num(q(line.used)),
+    h("td", { class: "num emin" }, min),
     num(q(line.lent)),
     num(q(line.borrowed)),
     num(line.unallocated === null ? "" : q(line.unallocated)),
+    h("td", { class: "ebar-cell" }, line.bar ? barElement(line.bar, kit) : null),
+    num(line.max === null ? hint(kit, "no max") : q(line.max)),
+    num(line.weight === null ? hint(kit, "none") : q(line.weight)),
+    num(request),
   ];
 }
 
-function queueCell(page, row, rowspan, kit) {
+function queueCell(page, row, rowspan, enabled, kit) {
   const { h, formatResource } = kit;
   const name = row.queuePath.split(".").pop();
   const tags = [];
   if (row.system) tags.push(h("span", { class: "tag" }, "system"));
   if (row.overUsed) {
-    tags.push(h("span", { class: "tag over" },
-      `over its runtime by ${formatResource(row.overUsed)}`));
+    const over = formatResource(row.overUsed);
+    tags.push(enabled
+      ? h("span", { class: "tag over" }, `${TAG_OVER_ON}${over}`)
+      : h("span", { class: "tag above" }, `${TAG_OVER_OFF[0]}${over}${TAG_OVER_OFF[1]}`));
   }
   return h("th", { scope: "rowgroup", rowspan: rowspan > 1 ? rowspan : null, class: "qname" },
     h("a", { href: page.url("queue", row.queuePath), title: row.queuePath }, name),
@@ -193,10 +211,10 @@ function queueCell(page, row, rowspan, kit) {
     queueNotes(row).map((note) => h("p", { class: "hint enote" }, note)));
 }
 
-function queueBody(page, row, sig, kit) {
+function queueBody(page, row, sig, enabled, kit) {
   const { h, depthClass } = kit;
   const all = lines(row);
-  const head = queueCell(page, row, Math.max(1, all.length), kit);
+  const head = queueCell(page, row, Math.max(1, all.length), enabled, kit);
   const rows = all.length
     ? all.map((line, index) => h("tr", null, index === 0 ? head : null,
       cells(page, row, line, kit)))
@@ -208,20 +226,20 @@ function queueBody(page, row, sig, kit) {
   }, rows);
 }
 
-function drawTable(page, rows, kit) {
+function drawTable(page, rows, enabled, kit) {
   const table = page.root.querySelector("[data-elastic-table]");
   if (!table) return;
   const existing = new Map([...table.tBodies].map((body) => [body.dataset.key, body]));
   const wanted = [];
   for (const row of rows.values()) {
-    const sig = rowSig(row);
+    const sig = stateSig(rowSig(row), enabled);
     const old = existing.get(row.queuePath);
     existing.delete(row.queuePath);
     if (old && old.dataset.sig === sig) {
       wanted.push(old);
       continue;
     }
-    const fresh = queueBody(page, row, sig, kit);
+    const fresh = queueBody(page, row, sig, enabled, kit);
     if (old) old.replaceWith(fresh);
     for (const tr of fresh.rows) kit.flash(tr);
     wanted.push(fresh);
@@ -294,7 +312,7 @@ const view = {
     const data = state.get(SCOPE);
     if (!data) return;
     drawSettings(page, data.settings, kit);
-    drawTable(page, data.rows, kit);
+    drawTable(page, data.rows, data.settings.enabled, kit);
     drawOverUse(page, data.rows, kit);
   },
 };

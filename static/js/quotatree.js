@@ -92,9 +92,18 @@ function kv(values) {
   return Object.keys(values ?? {}).sort().map((key) => `${key}=${values[key]}`).join(",");
 }
 
-function resourceText(values) {
+// A tree resource as a product resource type (quotaweb/quotatrees/units.py: TREE_TYPES).
+const TREE_TYPES = { cpu: "vcore" };
+
+function treeQuantity(kit, kind, value) {
+  return kit.formatQuantity(TREE_TYPES[kind] ?? kind, value);
+}
+
+function resourceText(values, kit) {
   const keys = Object.keys(values ?? {}).sort();
-  return keys.length ? keys.map((key) => `${key} ${values[key]}`).join(", ") : "nothing";
+  return keys.length
+    ? keys.map((key) => `${key} ${treeQuantity(kit, key, values[key])}`).join(", ")
+    : "nothing";
 }
 
 function placedSig(placed) {
@@ -126,7 +135,8 @@ function treeOrder(nodes) {
   return out;
 }
 
-function makeBar(kind, allocated, quota) {
+function makeBar(kind, allocated, quota, kit) {
+  const q = (value) => treeQuantity(kit, kind, value);
   const over = allocated > quota;
   let ratio = 0;
   if (quota > 0) ratio = allocated / quota;
@@ -136,14 +146,16 @@ function makeBar(kind, allocated, quota) {
   else level = [90, 75, 60].map(String).find((t) => ratio * 100 >= Number(t)) ?? "ok";
   const width = ratio >= 1 ? 100 : Math.max(0, Math.floor(ratio * 100));
   const text = over
-    ? `${allocated} of ${quota} · over by ${allocated - quota}`
-    : `${allocated} of ${quota} · ${Math.floor(ratio * 100)} %`;
-  const head = `${kind}: ${allocated} allocated of a quota of ${quota}`;
-  const title = over ? `${head}, ${allocated - quota} over quota` : `${head}, ${quota - allocated} left`;
+    ? `${q(allocated)} of ${q(quota)} · over by ${q(allocated - quota)}`
+    : `${q(allocated)} of ${q(quota)} · ${Math.floor(ratio * 100)} %`;
+  const head = `${kind}: ${q(allocated)} allocated of a quota of ${q(quota)}`;
+  const title = over
+    ? `${head}, ${q(allocated - quota)} over quota`
+    : `${head}, ${q(quota - allocated)} left`;
   return { kind, over, level, width, text, title };
 }
 
-function nodeRows(tree, nodes) {
+function nodeRows(tree, nodes, kit) {
   const info = infoOf(tree);
   return treeOrder(nodes).map(([node, depth]) => {
     const consumers = node.consumers.map((id) => {
@@ -153,7 +165,8 @@ function nodeRows(tree, nodes) {
         : { id, group: null, priority: null, request: {}, borrowing: false };
     });
     const kinds = [...new Set([...Object.keys(node.quota), ...Object.keys(node.allocated)])].sort();
-    const bars = kinds.map((kind) => makeBar(kind, node.allocated[kind] ?? 0, node.quota[kind] ?? 0));
+    const bars = kinds.map((kind) => makeBar(
+      kind, node.allocated[kind] ?? 0, node.quota[kind] ?? 0, kit));
     const slack = Object.keys(node.slack).sort().map((kind) => ({ kind, value: node.slack[kind] }));
     const sig = [node.name, node.parent ?? "", node.hard ? "hard" : "soft", kv(node.quota),
       kv(node.allocated), kv(node.slack), consumers.map(placedSig).join(" ")].join("|");
@@ -186,13 +199,14 @@ function nodeElement(page, row, kit) {
     ? row.bars.map((bar) => barElement(bar, kit)) : hint("no resources")),
   h("td", { class: "tq-slack" }, row.slack.map(({ kind, value }) => h("div",
     { class: value < 0 ? "negative" : null },
-    h("span", { class: "tq-kind" }, kind), ` ${value}`,
+    h("span", { class: "tq-kind" }, kind), ` ${treeQuantity(kit, kind, value)}`,
     value < 0 ? [" ", h("span", { class: "tag over" }, "over-committed"), " ",
-      hint(`its children are promised ${-value} more than it has`)] : null))),
+      hint(`its children are promised ${treeQuantity(kit, kind, -value)} more than it has`)]
+      : null))),
   h("td", { class: "tq-consumers" }, row.consumers.length
     ? h("ul", { class: "plain" }, row.consumers.map((placed) => h("li", {
       title: placed.group === null ? null
-        : `priority ${placed.priority}, asks for ${resourceText(placed.request)}`,
+        : `priority ${placed.priority}, asks for ${resourceText(placed.request, kit)}`,
     }, page.link("consumer", placed.id),
     placed.borrowing
       ? [" ", h("span", { class: "tag tq-borrow" }, "borrowing"), " ", hint(`from ${placed.group}`)]
@@ -280,7 +294,7 @@ function drawTree(page, section, tree, data, kit) {
   kit.toggle(section, "[data-tree-gone]", data.gone);
   if (data.gone) return;
   drawHeader(page, section, tree, data, kit);
-  const rows = nodeRows(tree, data.nodes);
+  const rows = nodeRows(tree, data.nodes, kit);
   kit.reconcile(section.querySelector("tbody[data-nodes]"), rows.map((row) => ({
     key: row.node.name, sig: row.sig, build: () => nodeElement(page, row, kit),
   })));

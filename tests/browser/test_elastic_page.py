@@ -84,8 +84,8 @@ def test_an_admin_turns_it_on_sets_the_total_and_sees_demand_arrive(page, server
     assert status == 200, answer
     expect(page.locator('[data-field="enabled"]')).to_have_text("off")
     expect(page.get_by_role("button", name="Turn elastic quota on")).to_be_visible()
-    # Off, a takes 30 GPUs (its max is 40), more than its share: it is over its runtime, and
-    # the page says the over-use list below is out of date.
+    # Off, a takes 30 GPUs (its max is 40), more than its share: it is above its runtime (not
+    # enforced), and the page says the over-use list below is out of date.
     expect(page.locator("[data-over-changed]")).to_be_hidden()
     status, answer = server.request("POST", ALLOCATIONS, {
         "allocationKey": "a-1", "applicationId": "app-1", "queuePath": "root.a", "user": "alice",
@@ -93,7 +93,9 @@ def test_an_admin_turns_it_on_sets_the_total_and_sees_demand_arrive(page, server
     }, token)
     assert status == 201, answer
     a = page.locator('tbody[data-key="root.a"]')
-    expect(a.locator(".tag.over")).to_contain_text("over its runtime by gpu")
+    # off: information, not an alarm
+    expect(a.locator(".tag.above")).to_contain_text("above its runtime by gpu")
+    expect(a.locator(".tag.over")).to_have_count(0)
     expect(a.locator(".ebar-over")).to_have_count(1)
     expect(page.locator("[data-over-changed]")).to_be_visible()
     assert page.evaluate("window.notReloaded") is True

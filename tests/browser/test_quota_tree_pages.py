@@ -28,8 +28,9 @@ def server(demo_server):
 
 def _allocate(server: ServerProcess, token: str, cid: str, group: str, cpu: int,
               priority: int = 0) -> dict:
+    # cpu in cores here; the API counts millicores
     status, answer = server.request("POST", ALLOCATIONS, {
-        "id": cid, "groupID": group, "request": {"cpu": cpu}, "priority": priority,
+        "id": cid, "groupID": group, "request": {"cpu": cpu * 1000}, "priority": priority,
     }, token)
     assert status == 201, answer
     return answer
@@ -72,7 +73,7 @@ def test_an_admin_builds_a_tree_and_watches_consumers_arrive(page, server, token
     expect(page.locator("tbody[data-nodes] tr")).to_have_count(3)
     expect(_node(page, "root").locator("th")).to_have_text("root soft")
     expect(_node(page, "team-b").locator("th")).to_have_text("team-b hard")
-    expect(_node(page, "root").locator(".tq-slack")).to_have_text("cpu 1")
+    expect(_node(page, "root").locator(".tq-slack")).to_have_text("cpu 1 vcore")
     expect(page.locator('[data-field="version-by"]')).to_contain_text(
         "Version 1 saved by admin at")
     page.evaluate("window.notReloaded = true")
@@ -84,7 +85,7 @@ def test_an_admin_builds_a_tree_and_watches_consumers_arrive(page, server, token
     expect(_node(page, "team-a").locator(".tq-consumers")).to_have_text("job-1")
     expect(_node(page, "root").locator(".tq-consumers")).to_have_text(
         "job-2 borrowing from team-a")
-    expect(_node(page, "root").locator(".ubar-text")).to_have_text("4 of 5 · 80 %")
+    expect(_node(page, "root").locator(".ubar-text")).to_have_text("4 vcore of 5 vcore · 80 %")
 
     # job-3 claims team-b's quota: charging the root pushes the borrower job-2 out
     answer = _allocate(server, token, "job-3", "team-b", 2, priority=1)
@@ -98,7 +99,7 @@ def test_an_admin_builds_a_tree_and_watches_consumers_arrive(page, server, token
 
     # team-b is hard: job-4 may not borrow above it, and is rejected
     status, answer = server.request("POST", ALLOCATIONS, {
-        "id": "job-4", "groupID": "team-b", "request": {"cpu": 1}}, token)
+        "id": "job-4", "groupID": "team-b", "request": {"cpu": 1000}}, token)
     assert status == 409, answer
     feed = page.locator("tbody[data-feed] tr").first
     expect(feed).to_contain_text("rejected")

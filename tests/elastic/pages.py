@@ -43,8 +43,8 @@ def rows_of(body: str) -> list[list[str]]:
     return [cell_texts(tr) for tr in re.findall(r"<tr>(.*?)</tr>", body, re.S)]
 
 
-COLUMNS = ("kind", "bar", "min", "max", "weight", "request", "used", "runtime", "lent",
-           "borrowed", "unallocated")
+COLUMNS = ("kind", "runtime", "used", "min", "lent", "borrowed", "unallocated", "bar", "max",
+           "weight", "request")
 
 
 def figures(body: str) -> dict[str, dict[str, str]]:

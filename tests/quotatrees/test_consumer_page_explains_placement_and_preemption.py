@@ -19,7 +19,8 @@ def test_a_borrower_is_explained(viewer_client, admin, active_sample):
     page = response.content.decode()
     placed = page.split("data-placements>", 1)[1].split("</tbody>", 1)[0]
     row = cells(placed.split('<tr data-key="example">', 1)[1])
-    assert row[:5] == ["example", "H borrowing from N", "N", "0", "cpu 1"]
+    # cpu counts millicores
+    assert row[:5] == ["example", "H borrowing from N", "N", "0", "cpu 0.001 vcore"]
     assert row[5] == "slid up from N to H to make room for d"
     history = text(page.split("data-history>", 1)[1].split("</ol>\n", 1)[0])
     assert "placed at N in example" in history

@@ -27,13 +27,13 @@ def _element_text(page: str, element_id: str) -> str:
 
 def test_a_cells_error_describes_its_input(quota_admin_client, active_sample):
     response = quota_admin_client.post(url("new"), editor_data(
-        [("root", "", False, ["4"]), ("b", "root", False, ["1000m"])], name="cells"))
+        [("root", "", False, ["4"]), ("b", "root", False, ["1.5"])], name="cells"))
     assert response.status_code == 400
     page = response.content.decode()
     cell = _input(page, "id_node-1-quota-0")
     assert 'aria-invalid="true"' in cell
     (described,) = re.findall(r'aria-describedby="([^"]+)"', cell)
-    assert "(2^63-1), got &#x27;1000m&#x27;" in _element_text(
+    assert "&#x27;1.5&#x27; is not an amount of cpu" in _element_text(
         page, described
     )
     assert "aria-invalid" not in _input(page, "id_node-0-quota-0")

@@ -13,9 +13,10 @@ from tests.quotatrees.pages import editor_data, example_with_story, text, url
 
 pytestmark = pytest.mark.django_db
 
+# In human units: cpu in cores or millicores, memory with a unit.
 ROWS = [
-    ("root", "", False, ["10", "64"]),
-    ("team-a", "root", True, ["4", "32"]),
+    ("root", "", False, ["10", "64Gi"]),
+    ("team-a", "root", True, ["500m", "32Gi"]),
     ("team-b", "root", False, ["6", ""]),
 ]
 
@@ -28,10 +29,13 @@ def test_a_new_tree_from_the_rows(quota_admin_client, admin, active_sample):
     assert selectors.tree_document(tree="lab") == {
         "kind": "QuotaTree", "metadata": {"name": "lab"},
         "spec": {"resourceNames": ["cpu", "memory"], "nodes": {
-            "root": {"parent": "nil", "hard": "false", "quota": {"cpu": "10", "memory": "64"}},
-            "team-a": {"parent": "root", "hard": "true", "quota": {"cpu": "4", "memory": "32"}},
+            # stored in base units: millicores and bytes
+            "root": {"parent": "nil", "hard": "false",
+                     "quota": {"cpu": "10000", "memory": str(64 * 2**30)}},
+            "team-a": {"parent": "root", "hard": "true",
+                       "quota": {"cpu": "500", "memory": str(32 * 2**30)}},
             # an empty quota cell is 0
-            "team-b": {"parent": "root", "hard": "false", "quota": {"cpu": "6", "memory": "0"}},
+            "team-b": {"parent": "root", "hard": "false", "quota": {"cpu": "6000", "memory": "0"}},
         }},
     }
     version = TreeVersion.objects.get(tree="lab")

@@ -10,8 +10,8 @@ import pytest
 
 from quotaweb.quotatrees import selectors
 from quotaweb.quotatrees.models import TreeVersion
+from quotaweb.quotatrees.units import ERR_QUANTITY, example_of
 from tests.quotatrees.pages import all_errors, editor_data, example_with_story, text, url
-from trackers.quotatree.messages import ERR_QUOTA
 
 pytestmark = pytest.mark.django_db
 
@@ -41,17 +41,19 @@ def test_a_quota_that_is_not_a_whole_number_is_shown_on_its_cell(
     example_with_story(author=admin)
     before = selectors.tree_document(tree="example")
     response = quota_admin_client.post(url("edit", "example"), editor_data(
-        [("A", "", False, ["10", "64"]), ("B", "A", False, ["1000m", "-1"])],
+        [("A", "", False, ["10", "64"]), ("B", "A", False, ["1.5", "-1"])],
         resources=("cpu", "memory")))
     assert response.status_code == 400
     page = response.content.decode()
     assert all_errors(page) == {
-        "node-1-quota-0": [ERR_QUOTA.format(resource="cpu", node="B", value="1000m")],
-        "node-1-quota-1": [ERR_QUOTA.format(resource="memory", node="B", value="-1")],
+        "node-1-quota-0": [ERR_QUANTITY.format(value="1.5", resource="cpu",
+                                               example=example_of("cpu"))],
+        "node-1-quota-1": [ERR_QUANTITY.format(value="-1", resource="memory",
+                                               example=example_of("memory"))],
     }
     # the cell is marked and keeps what was typed
     assert '<td class="num has-error">' in page
-    assert 'id="id_node-1-quota-0" value="1000m"' in page
+    assert 'id="id_node-1-quota-0" value="1.5"' in page
     assert selectors.tree_document(tree="example") == before
     assert TreeVersion.objects.filter(tree="example").count() == 1
 

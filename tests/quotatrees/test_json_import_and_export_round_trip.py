@@ -14,9 +14,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from quotaweb.quotatrees import selectors
 from quotaweb.quotatrees.models import TreeVersion
+from quotaweb.quotatrees.units import ERR_QUANTITY, example_of
 from tests.quotatrees.pages import all_errors, example_with_story, text, url
 from tests.quotatrees.support import example_document, tree_document
-from trackers.quotatree.messages import ERR_QUOTA
 
 pytestmark = pytest.mark.django_db
 
@@ -116,7 +116,8 @@ def test_problems_of_an_imported_document_are_shown_on_its_rows(
     assert response.status_code == 400
     assert all_errors(response.content.decode()) == {
         "node-1-parent": ["node B has unknown parent X"],
-        "node-1-quota-0": [ERR_QUOTA.format(resource="cpu", node="B", value="1.5")],
+        "node-1-quota-0": [ERR_QUANTITY.format(value="1.5", resource="cpu",
+                                               example=example_of("cpu"))],
     }
     assert not TreeVersion.objects.exists()
 

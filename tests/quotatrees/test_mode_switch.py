@@ -34,7 +34,9 @@ def test_an_admin_switches_to_maintenance_and_back(quota_admin_client, admin, ac
     # forced at the group, above its quota
     services.tree_allocate(tree="context", body=body("big", "Context-1", 5))
     rows = node_rows(quota_admin_client.get(url("tree", "context")).content.decode())
-    assert cells(rows["Context-1"])[1:4:2] == ["cpu 5 of 1 · over by 4", "big"]
+    assert cells(rows["Context-1"])[1:4:2] == [
+        "cpu 0.005 vcore of 0.001 vcore · over by 0.004 vcore", "big",
+    ]
 
     quota_admin_client.post(url("mode", "context"), {"mode": "normal"})
     assert selectors.tree_view(tree="context")["mode"] == "normal"

@@ -39,16 +39,17 @@ def test_nodes_in_tree_order_with_allocated_quota_slack_and_consumers(
         in page
     node, allocated, slack, consumers = cells(rows["A"])
     assert node == "A soft"
-    assert allocated == "cpu 8 of 10 · 80 %"
-    assert slack == "cpu 0"
+    assert allocated == "cpu 0.008 vcore of 0.01 vcore · 80 %"  # cpu counts millicores
+    assert slack == "cpu 0 vcore"
     # i (priority 1, group I) borrows at the root; b was pushed up from N to H
     assert consumers == "i borrowing from I"
     assert cells(rows["H"])[3] == "b borrowing from N"
     assert cells(rows["N"])[3] == "d"
-    assert cells(rows["K"])[1] == "cpu 1 of 1 · 100 %"
+    assert cells(rows["K"])[1] == "cpu 0.001 vcore of 0.001 vcore · 100 %"
     assert cells(rows["B"])[3] == "none"
-    assert 'title="cpu: 8 allocated of a quota of 10, 2 left"' in rows["A"]
-    assert 'title="priority 1, asks for cpu 3"' in rows["A"]
+    assert ('title="cpu: 0.008 vcore allocated of a quota of 0.01 vcore, 0.002 vcore left"'
+            in rows["A"])
+    assert 'title="priority 1, asks for cpu 0.003 vcore"' in rows["A"]
     assert f'<a href="{url("consumer", "i")}">i</a>' in rows["A"]
     # the bar's track is decoration: its numbers are the text beside it
     assert '<span class="ubar-track" aria-hidden="true">' in rows["A"]
@@ -60,9 +61,9 @@ def test_negative_slack_is_said_in_words_and_hard_nodes_are_marked(
     context_tree(author=admin)
     rows = node_rows(viewer_client.get(url("tree", "context")).content.decode())
     assert cells(rows["Root"])[2] == (
-        "cpu -4 over-committed its children are promised 4 more than it has"
+        "cpu -0.004 vcore over-committed its children are promised 0.004 vcore more than it has"
     )
-    assert cells(rows["Org-A"])[2] == "cpu 2"
+    assert cells(rows["Org-A"])[2] == "cpu 0.002 vcore"
     assert cells(rows["Org-B"])[0] == "Org-B hard"
     assert cells(rows["Context-4"])[0] == "Context-4 hard"
     assert cells(rows["Context-5"])[0] == "Context-5 soft"
@@ -73,10 +74,11 @@ def test_over_quota_is_visible(viewer_client, admin, active_sample):
     services.tree_mode_set(tree="context", mode="maintenance")
     services.tree_allocate(tree="context", body=body("big", "Context-1", 3))
     rows = node_rows(viewer_client.get(url("tree", "context")).content.decode())
-    assert cells(rows["Context-1"])[1] == "cpu 3 of 1 · over by 2"
+    assert cells(rows["Context-1"])[1] == "cpu 0.003 vcore of 0.001 vcore · over by 0.002 vcore"
     assert 'class="ubar lvl-over"' in rows["Context-1"]
-    assert "cpu: 3 allocated of a quota of 1, 2 over quota" in rows["Context-1"]
-    assert cells(rows["Org-A"])[1] == "cpu 3 of 4 · 75 %"
+    assert ("cpu: 0.003 vcore allocated of a quota of 0.001 vcore, 0.002 vcore over quota"
+            in rows["Context-1"])
+    assert cells(rows["Org-A"])[1] == "cpu 0.003 vcore of 0.004 vcore · 75 %"
 
 
 def test_mode_version_and_the_live_scope(viewer_client, admin, active_sample):
@@ -115,10 +117,15 @@ def test_the_feed_says_who_preempted_whom_where_and_by_which_priority(
         for victim in ("e", "a", "c")
     ]
     assert feed[3][:3] == ["placed", "i", "A in example"]
-    assert feed[3][3].startswith("placed at A (cpu 5+3 <= 10) Steps I full (cpu 0+3 > 1)")
+    # quotaweb's words, then the steps
+    assert feed[3][3].startswith(
+        "i is placed at A of tree example: its group I has no room left, so it borrows unused "
+        "quota of A. Steps I full (cpu 0+3 > 1)")
     rejected = [row for row in feed if row[0] == "rejected"]
     assert [row[:3] for row in rejected] == [["rejected", "f", "example"]]
     assert rejected[0][3].startswith(
+        "f does not fit tree example: A has 0.002 vcore of cpu left; the consumer asks for "
+        "0.003 vcore: 0.001 vcore short. Nothing changed. "
         "Failed to allocate quota on quota designation 'example' Steps")
     # every decision once, and the three preemptions
     assert len(feed) == len(STORY) + 3

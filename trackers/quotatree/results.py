@@ -80,6 +80,8 @@ class AllocationResult:
     steps: list[str] = field(default_factory=list)
     changes: list[PlacementChange] = field(default_factory=list)
     trial: bool = False
+    # The answer in the caller's own words (quotaweb fills it in; the library leaves it empty).
+    explanation: str = ""
 
     @property
     def node(self) -> str | None:

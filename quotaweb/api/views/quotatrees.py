@@ -59,6 +59,7 @@ class AllocatedOut(serializers.Serializer):
     preempted = serializers.ListField(child=serializers.CharField())
     forced = serializers.BooleanField()
     trial = serializers.BooleanField()
+    explanation = serializers.CharField(help_text="where it landed and whether it borrows")
     steps = serializers.ListField(child=serializers.CharField())
 
 
@@ -66,7 +67,10 @@ class RejectedOut(serializers.Serializer):
     allocated = serializers.BooleanField()
     error = serializers.CharField()
     code = serializers.CharField()
-    message = serializers.CharField()
+    message = serializers.CharField(help_text="the quota-manager library's words, for its clients")
+    explanation = serializers.CharField(
+        help_text="why, in quotaweb's words: which node, which resource, how much short"
+    )
     steps = serializers.ListField(child=serializers.CharField())
     details = serializers.ListField(child=serializers.JSONField())
 
@@ -120,12 +124,13 @@ def _answer(result: AllocationResult) -> Response:
     if not result.allocated:
         return Response({
             "allocated": False, "error": "rejected", "code": result.code,
-            "message": result.message, "steps": result.steps, "details": [],
+            "message": result.message, "explanation": result.explanation,
+            "steps": result.steps, "details": [],
         }, status=status.HTTP_409_CONFLICT)
     return Response({
         "allocated": True, "node": result.node, "nodes": result.nodes,
         "preempted": result.preempted, "forced": result.forced, "trial": result.trial,
-        "steps": result.steps,
+        "explanation": result.explanation, "steps": result.steps,
     }, status=status.HTTP_201_CREATED)
 
 

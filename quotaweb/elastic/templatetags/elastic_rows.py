@@ -14,7 +14,7 @@ from django.utils.http import RFC3986_SUBDELIMS
 from django.utils.safestring import SafeString, mark_safe
 
 from quotaweb.css_sizes import LEFT, WIDTH, depth_class, percent_class
-from quotaweb.elastic.page_selectors import Bar, Line, QueueRow
+from quotaweb.elastic.page_selectors import Bar, Line, QueueRow, scale_factor
 from trackers.resources import format_quantity, format_resource
 
 register = template.Library()
@@ -23,6 +23,14 @@ _PLACEHOLDER = "elastic-path-placeholder"
 _SAFE = RFC3986_SUBDELIMS + "/~:@"
 EXPLAIN_TITLE = "How this runtime came about, step by step"
 NOT_SHARED_TITLE = "{kind} is not in this queue's max, so it takes no part in sharing {kind}"
+# Above its runtime: an alarm only while elastic quota is on (off, nothing acts on it).
+TAG_OVER_ON = "over its runtime by {over}"
+TAG_OVER_OFF = "above its runtime by {over} (not enforced: elastic quota is off)"
+SCALED_TEXT = "scaled to {scaled} (\u00d7{factor})"
+SCALED_TITLE = (
+    "its siblings' mins add up to more than their parent shares, so each is scaled down by "
+    "the same factor"
+)
 
 
 def _hint(text: str, title: str = "") -> str:
@@ -61,9 +69,13 @@ def _cells(line: Line, explain: Callable[[str], str]) -> str:
         return escape(format_quantity(line.kind, value))
 
     minimum = _hint("not set") if line.min is None else q(line.min)
-    if line.scaled_min is not None:
-        minimum += _hint(f" (scaled to {format_quantity(line.kind, line.scaled_min)})",
-                         "the mins of its siblings did not fit the pool, so each was scaled down")
+    if line.scaled_min is not None and line.min is not None:
+        scaled = SCALED_TEXT.format(scaled=format_quantity(line.kind, line.scaled_min),
+                                    factor=scale_factor(line.min, line.scaled_min))
+        minimum += (
+            f'<span class="hint escaled" title="{escape(SCALED_TITLE)}">{escape(scaled)}</span>'
+        )
+
     request = q(line.request)
     if line.limited_request < line.request:
         request += _hint(f" (capped at {format_quantity(line.kind, line.limited_request)})",
@@ -75,29 +87,36 @@ def _cells(line: Line, explain: Callable[[str], str]) -> str:
             f'<a href="{escape(explain(line.kind))}" title="{EXPLAIN_TITLE}">'
             f"{q(line.runtime)}</a>"
         )
+    # Key columns first (runtime, used, min, lent, borrowed, unallocated), so a narrow window
+    # scrolls only the rest away; the same order as the page's header and elastic.js.
     cells = [
         f'<th scope="row" class="kind">{escape(line.kind)}</th>',
-        f'<td class="ebar-cell">{_bar(line.bar) if line.bar else ""}</td>',
-        f'<td class="num">{minimum}</td>',
-        f'<td class="num">{_hint("no max") if line.max is None else q(line.max)}</td>',
-        f'<td class="num">{_hint("none") if line.weight is None else q(line.weight)}</td>',
-        f'<td class="num">{request}</td>',
-        f'<td class="num">{q(line.used)}</td>',
         f'<td class="num runtime">{runtime}</td>',
+        f'<td class="num">{q(line.used)}</td>',
+        f'<td class="num emin">{minimum}</td>',
         f'<td class="num">{q(line.lent)}</td>',
         f'<td class="num">{q(line.borrowed)}</td>',
         f'<td class="num">{"" if line.unallocated is None else q(line.unallocated)}</td>',
+        f'<td class="ebar-cell">{_bar(line.bar) if line.bar else ""}</td>',
+        f'<td class="num">{_hint("no max") if line.max is None else q(line.max)}</td>',
+        f'<td class="num">{_hint("none") if line.weight is None else q(line.weight)}</td>',
+        f'<td class="num">{request}</td>',
     ]
     return "".join(cells)
 
 
-def _queue_cell(row: QueueRow, link: Callable[[str, str], str], rowspan: int) -> str:
+def _queue_cell(
+    row: QueueRow, link: Callable[[str, str], str], rowspan: int, *, enabled: bool
+) -> str:
     tags = []
     if row.system:
         tags.append('<span class="tag">system</span>')
     if row.over:
         over = escape(format_resource(row.over))
-        tags.append(f'<span class="tag over">over its runtime by {over}</span>')
+        if enabled:
+            tags.append(f'<span class="tag over">{TAG_OVER_ON.format(over=over)}</span>')
+        else:
+            tags.append(f'<span class="tag above">{TAG_OVER_OFF.format(over=over)}</span>')
     notes = "".join(f'<p class="hint enote">{escape(note)}</p>' for note in row.notes)
     span = f' rowspan="{rowspan}"' if rowspan > 1 else ""
     return (
@@ -106,11 +125,18 @@ def _queue_cell(row: QueueRow, link: Callable[[str, str], str], rowspan: int) ->
     )
 
 
+def row_state_sig(sig: str, *, enabled: bool) -> str:
+    """A row's signature with the switch in it: turning elastic quota on or off redraws the
+    over-runtime tags (elastic.js: stateSig)."""
+    return f"{sig}|{'on' if enabled else 'off'}"
+
+
 def queue_body(
-    row: QueueRow, link: Callable[[str, str], str], explain_of: Callable[[str, str], str]
+    row: QueueRow, link: Callable[[str, str], str], explain_of: Callable[[str, str], str],
+    *, enabled: bool,
 ) -> str:
     lines = row.lines
-    head = _queue_cell(row, link, max(1, len(lines)))
+    head = _queue_cell(row, link, max(1, len(lines)), enabled=enabled)
     if not lines:
         body = (f'<tr>{head}<th scope="row" class="kind">&ndash;</th>'
                 '<td colspan="10" class="hint">no resource figures</td></tr>')
@@ -122,12 +148,12 @@ def queue_body(
         )
     return (
         f'<tbody class="equeue {depth_class(row.depth)}" data-key="{escape(row.path)}" '
-        f'data-sig="{escape(row.sig)}">{body}</tbody>'
+        f'data-sig="{escape(row_state_sig(row.sig, enabled=enabled))}">{body}</tbody>'
     )
 
 
 @register.simple_tag
-def elastic_rows(partition: str, rows: Iterable[QueueRow]) -> SafeString:
+def elastic_rows(partition: str, rows: Iterable[QueueRow], enabled: bool) -> SafeString:
     """Every queue as a ``<tbody>`` of one row per resource type."""
     prefix, _, suffix = reverse(
         "usage:queue", args=[partition, _PLACEHOLDER]
@@ -141,4 +167,5 @@ def elastic_rows(partition: str, rows: Iterable[QueueRow]) -> SafeString:
     def explain_of(path: str, kind: str) -> str:
         return f"{explain}?queue={quote(path, safe='')}&resource={quote(kind, safe='')}"
 
-    return mark_safe("\n".join(queue_body(row, link, explain_of) for row in rows))  # escaped
+    bodies = (queue_body(row, link, explain_of, enabled=enabled) for row in rows)
+    return mark_safe("\n".join(bodies))  # escaped

@@ -10,7 +10,10 @@ takes its port and claims the database's engines (``core.ownership``): a busy po
 database another process owns, is refused before anything is migrated, loaded or simulated.
 Unless turned off (``--no-simulator``, ``QUOTAWEB_SIMULATOR=0``), a simulator thread sends
 allocations and releases to those engines through the allocation services, so the pages are live
-at once; it stops with the server.
+at once; it stops with the server. A fresh database is also given a cluster total per partition
+(elastic quota stays off), a quota tree and a forest (``quotaweb.core.demo_seed``), and a second,
+gentler simulator adds and releases consumers on them and reports elastic demand
+(``quotaweb.core.tree_simulator``); without simulators nothing is seeded.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ from django.urls import reverse
 
 from quotaweb.accounts.roles import ROLE_ADMIN, ROLE_VIEWER
 from quotaweb.accounts.services import DemoLogin, accounts_demo_ensure
+from quotaweb.core.demand_simulator import DEFAULT_DEMAND_RATE
+from quotaweb.core.demo_seed import demo_seed
 from quotaweb.core.ownership import listen_address, ownership_claim, port_claim
 from quotaweb.core.serving import (
     LISTEN_BACKLOG,
@@ -33,6 +38,7 @@ from quotaweb.core.serving import (
     site_url,
 )
 from quotaweb.core.simulator import DEFAULT_RATE, rate_argument, simulator_start
+from quotaweb.core.tree_simulator import DEFAULT_TREE_RATE, TreeSimulatorThread
 from quotaweb.env import env_bool
 
 WARN_DEFAULT_PASSWORDS = (
@@ -45,6 +51,10 @@ SIMULATOR_ENV = "QUOTAWEB_SIMULATOR"
 MSG_SIMULATOR = (
     "Simulated load: {rate:g} operations/s over partitions {partitions} (off: --no-simulator "
     f"or {SIMULATOR_ENV}=0)"
+)
+MSG_TREE_SIMULATOR = (
+    "Simulated quota tree consumers: {rate:g} operations/s over every tree; elastic demand: "
+    "{demand:g} reports/s"
 )
 
 ROLE_DUTIES = {
@@ -98,6 +108,10 @@ class Command(BaseCommand):
         call_command("migrate", interactive=False, verbosity=max(0, verbosity - 1))
         logins = accounts_demo_ensure()
         engines_start_for(config or settings.QUOTAWEB_CONFIG, self.stdout.write)
+        if simulating:
+            # Seeds are for the lively demo; without simulators the database is left bare, so
+            # scripts and tests see exactly what they send.
+            demo_seed(write=self.stdout.write)
         self.stdout.write("")
         self.stdout.write(self.style.SUCCESS(f"quotaweb is at {site_url(host, port)}"))
         self.stdout.write(f"Health check: {site_url(host, port)}healthz")
@@ -108,9 +122,15 @@ class Command(BaseCommand):
             # Debug off suggests a shared machine, where a published password is an open door.
             self.stderr.write(self.style.WARNING(WARN_DEFAULT_PASSWORDS))
         simulator = simulator_start(ownership=ownership, rate=sim_rate) if simulating else None
+        tree_simulator = TreeSimulatorThread(ownership=ownership) if simulating else None
         if simulator is not None:
             self.stdout.write(MSG_SIMULATOR.format(
                 rate=sim_rate, partitions=", ".join(simulator.partitions)
+            ))
+        if tree_simulator is not None:
+            tree_simulator.start()
+            self.stdout.write(MSG_TREE_SIMULATOR.format(
+                rate=DEFAULT_TREE_RATE, demand=DEFAULT_DEMAND_RATE
             ))
         # The engine channel (channel mode), the usage sampler and the elastic worker, as
         # manage.py serve starts them.
@@ -123,6 +143,8 @@ class Command(BaseCommand):
             owner.signal()
             if simulator is not None:
                 simulator.stop()
+            if tree_simulator is not None:
+                tree_simulator.stop()
             owner.join()
 
     def login_lines(self, logins: list[DemoLogin], *, login_url: str) -> list[str]:
