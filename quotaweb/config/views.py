@@ -170,7 +170,8 @@ def _queue_page(
         known = sorted(selectors.resource_types_known(config=_active_model()))
         for form in (context["new_limit_form"], *(item["form"] for item in context["limits"])):
             form.fields["max_resources"].widget.types = known
-        context["open_form"] = next(iter(bound), None)
+        # The editors a page opens: the one just sent back, and every one holding a problem.
+        context["open_forms"] = set(bound)
         if not bound and problems is None and context["draft_errors"]:
             _show_draft_errors(context)
     context["problems"] = problems or []
@@ -186,14 +187,14 @@ def _show_draft_errors(context: dict[str, Any]) -> None:
         limit_forms={item["index"]: item["form"] for item in context["limits"]},
     )
     context["draft_problems"] = rest
-    # The first editor that has a problem is opened, as a refused form used to be.
-    with_errors = [
+    # Every editor holding a problem is opened: the count above says the problems are shown on
+    # their fields, and one inside a closed editor would be counted but not seen.
+    context["open_forms"].update(
         key for key, form in (
             ("queue", context["queue_form"]),
             *((item["form"].prefix, item["form"]) for item in context["limits"]),
         ) if form.errors
-    ]
-    context["open_form"] = context["open_form"] or next(iter(with_errors), None)
+    )
     context["draft_problems_heading"] = DRAFT_PROBLEMS_HEADING.format(
         count=len(errors), plural=pluralize(len(errors))
     )
