@@ -245,7 +245,7 @@ def test_csv_export_of_the_samples(viewer_client, sampled):
         'attachment; filename="usage-default-user-alice-1d.csv"'
     )
     rows = list(csv.reader(io.StringIO(response.content.decode())))
-    assert rows[0] == ["time", "memory", "running_applications"]
+    assert rows[0] == ["time", "memory_bytes", "running_applications"]
     assert rows[1] == [sampled[0].isoformat(), str(9 * GiB), "1"]
     assert rows[-1] == [sampled[-1].isoformat(), str(10 * GiB), "2"]
     since = timezone.now() - timedelta(days=1)
