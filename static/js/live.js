@@ -690,7 +690,23 @@ class Page {
       }
       reconcile(tbody, using);
       toggle(this.root, `[data-empty-${kind}]`, using.length === 0);
+      this.moreCount(kind, using.length);
     }
+  }
+
+  // "The first 5 of the 7 users" follows the rows: rows only leave here (newcomers wait for a
+  // reload), and each that leaves no longer uses the queue, so the total drops with it.
+  moreCount(kind, shown) {
+    const more = this.root.querySelector(`[data-more-${kind}]`);
+    if (!more) return;
+    const count = Number(more.dataset.count) - (Number(more.dataset.shown) - shown);
+    for (const field of more.querySelectorAll("[data-more-shown]")) {
+      field.textContent = String(shown);
+    }
+    for (const field of more.querySelectorAll("[data-more-count]")) {
+      field.textContent = String(count);
+    }
+    more.hidden = count <= shown;
   }
 
   activity(events) {
