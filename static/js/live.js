@@ -442,6 +442,11 @@ function replaceField(root, name, ...content) {
   }
 }
 
+// The wildcard user or group as trackers/names.py shows it: a bare "*" read like a group name.
+function shownName(name) {
+  return name === "*" ? "everyone (*)" : name;
+}
+
 function toggle(root, selector, shown) {
   const element = root.querySelector(selector);
   if (element) element.hidden = !shown;
@@ -472,7 +477,7 @@ class Page {
     return template.replace(kind === "queue" ? "__path__" : "__name__", encoded);
   }
 
-  link(kind, name, text = name) {
+  link(kind, name, text = shownName(name)) {
     const href = this.url(kind, name);
     return href ? h("a", { href }, text) : text;
   }
