@@ -37,7 +37,7 @@ def test_the_users_list_names_the_wildcard_group_as_everyone(viewer_client, busy
 def test_the_wildcard_groups_page_is_titled_everyone(viewer_client, busy):
     html = viewer_client.get(EVERYONE_GROUP).content.decode()
     assert "Group <code>everyone (*)</code>" in html
-    assert "› everyone (*)</p>" in html
+    assert "\N{SINGLE RIGHT-POINTING ANGLE QUOTATION MARK} everyone (*)</p>" in html
 
 
 def test_the_activity_feed_says_as_everyone(viewer_client, busy):
