@@ -487,7 +487,9 @@ class ApplyForm(forms.Form):
 class YamlForm(ApplyForm):
     text = forms.CharField(
         required=False, strip=False, label="Paste YAML",
-        widget=forms.Textarea(attrs={"rows": 18, "spellcheck": "false", "class": "code"}),
+        widget=forms.Textarea(
+            attrs={"rows": 18, "spellcheck": "false", "class": "code", "wrap": "off"}
+        ),
     )
     upload = forms.FileField(required=False, label="or upload a file")
 
