@@ -465,6 +465,19 @@ class Page {
     this.root = root;
     this.partition = root.dataset.partition;
     this.scopes = root.dataset.scopes.split(" ").filter(Boolean);
+    // A busy feed moves faster than anyone reads: the pause button holds the rows still; the
+    // newest events are kept and drawn on resuming.
+    this.paused = false;
+    const pause = root.querySelector("[data-pause]");
+    if (pause) {
+      pause.hidden = false;
+      pause.addEventListener("click", () => {
+        this.paused = !this.paused;
+        pause.setAttribute("aria-pressed", String(this.paused));
+        pause.textContent = this.paused ? "Resume the feed" : "Pause the feed";
+        if (!this.paused) this.activity(this.lastEvents);
+      });
+    }
   }
 
   url(kind, name) {
@@ -715,7 +728,8 @@ class Page {
   }
 
   activity(events) {
-    if (!events) return;
+    this.lastEvents = events;
+    if (!events || this.paused) return;
     const { type = "", user = "", group = "", queue = "", reason = "", within = "" } =
       this.root.dataset;
     const since = within ? Date.now() / 1000 - Number(within) * 60 : null;
