@@ -1,6 +1,6 @@
 """Layout: a queue page's title stays within a 390 px phone, the YAML paste box takes the page's
-width without soft-wrapping lines (which hid their indentation), and the activity feed's dates
-stay on one line."""
+width without soft-wrapping lines (which hid their indentation), the activity feed's dates stay
+on one line, and a limit entry's resource rows put type and amount side by side."""
 
 from __future__ import annotations
 
@@ -72,3 +72,17 @@ def test_activity_dates_stay_on_one_line(page, server, token, width):
         "(el) => el.getBoundingClientRect().height / parseFloat(getComputedStyle(el).lineHeight)"
     )
     assert lines < 1.5
+
+
+@pytest.mark.parametrize("width", [390, 1400])
+def test_each_resource_row_puts_type_and_amount_side_by_side(page, server, width):
+    page.set_viewport_size({"width": width, "height": 900})
+    log_in(page, server, who=ADMIN, then="/config/queues/default/root.eng.ml/")
+    editor = page.locator("[data-editor=new-limit]")
+    editor.locator("summary").click()
+    kind = editor.get_by_label("Resource type 1")
+    amount = editor.get_by_label("Amount 1")
+    expect(kind).to_be_visible()
+    kind_box, amount_box = kind.bounding_box(), amount.bounding_box()
+    assert abs(kind_box["y"] - amount_box["y"]) < 1
+    assert kind_box["x"] + kind_box["width"] <= amount_box["x"]
