@@ -86,3 +86,24 @@ def test_each_resource_row_puts_type_and_amount_side_by_side(page, server, width
     kind_box, amount_box = kind.bounding_box(), amount.bounding_box()
     assert abs(kind_box["y"] - amount_box["y"]) < 1
     assert kind_box["x"] + kind_box["width"] <= amount_box["x"]
+
+
+def test_the_overviews_queue_table_fits_a_phone(browser, server, token):
+    status, answer = server.request("POST", "/api/v1/partitions/default/allocations", {
+        "allocationKey": "layout-tree", "applicationId": "layout-tree-app",
+        "queuePath": "root.eng.ml", "user": "layout-user", "groups": [],
+        "resource": {"memory": GiB},
+    }, token)
+    assert status == 201, answer
+    context = browser.new_context(viewport=PHONE, is_mobile=True)
+    try:
+        page = context.new_page()
+        log_in(page, server, who=VIEWER, then="/usage/default/")
+        cells = page.locator('tbody[data-rows="tree"] td')
+        expect(cells.first).to_be_visible()
+        for index in range(cells.count()):
+            box = cells.nth(index).bounding_box()
+            assert box is not None
+            assert box["x"] + box["width"] <= PHONE["width"], index
+    finally:
+        context.close()
