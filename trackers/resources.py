@@ -197,6 +197,20 @@ def _bytes(value: int) -> str:
     return f"{_trim(f'{scaled:.1f}')} {_BYTE_UNITS[unit]}"
 
 
+def bytes_unit_power(value: int) -> int:
+    """The power of 1024 of the largest binary unit ``value`` reaches (0 for bytes, 3 for GiB)."""
+    power = 0
+    while power < len(_BYTE_UNITS) - 1 and value >= BYTE_STEP ** (power + 1):
+        power += 1
+    return power
+
+
+def format_bytes_in(value: int, power: int) -> str:
+    """``value`` bytes in the unit of ``power`` (``0.5 TiB``), whatever unit suits the value
+    alone: a chart axis labels every tick in one unit."""
+    return f"{_trim(f'{value / BYTE_STEP**power:.2f}')} {_BYTE_UNITS[power]}"
+
+
 def format_quantity(resource_type: str, value: int) -> str:
     """A base-unit value for people: ``9.5 GiB``, ``2.5 vcore``, ``3``."""
     if value < 0:

@@ -487,7 +487,9 @@ class ApplyForm(forms.Form):
 class YamlForm(ApplyForm):
     text = forms.CharField(
         required=False, strip=False, label="Paste YAML",
-        widget=forms.Textarea(attrs={"rows": 18, "spellcheck": "false", "class": "code"}),
+        widget=forms.Textarea(
+            attrs={"rows": 18, "spellcheck": "false", "class": "code", "wrap": "off"}
+        ),
     )
     upload = forms.FileField(required=False, label="or upload a file")
 
@@ -560,6 +562,15 @@ LIMIT_FIELD_OF = (
     ("maxapplications", "max_applications"),
 )
 _LIMIT_TAIL = re.compile(r"^limits\[(\d+)\]\.?(.*)$")
+# Rules whose key path is not the field an admin changes to fix them. R1 is reported at
+# guaranteed but lowering guaranteed or raising max both fix it, so it shows on both; H1-H4 are
+# reported at the user or group name but are fixed by the entry's max resources or max
+# applications (removing the name would drop the cap, not fix it).
+QUEUE_RULE_TAILS = {"R1": ("resources.guaranteed", "resources.max")}
+LIMIT_RULE_TAILS = {
+    "H1": ("maxresources",), "H2": ("maxresources",),
+    "H3": ("maxapplications",), "H4": ("maxapplications",),
+}
 
 
 def _field_for(tail: str, table: tuple[tuple[str, str], ...], form: forms.Form) -> str | None:
@@ -623,11 +634,13 @@ def _place(
         if match is not None:
             if limit_form is None or int(match.group(1)) != limit_index:
                 return False
-            limit_form.add_error(_field_for(match.group(2), LIMIT_FIELD_OF, limit_form), text)
+            for limit_tail in LIMIT_RULE_TAILS.get(error["code"], (match.group(2),)):
+                limit_form.add_error(_field_for(limit_tail, LIMIT_FIELD_OF, limit_form), text)
             return True
         if queue_form is None:
             return False
-        queue_form.add_error(_field_for(tail, QUEUE_FIELD_OF, queue_form), text)
+        for key in QUEUE_RULE_TAILS.get(error["code"], (tail,)):
+            queue_form.add_error(_field_for(key, QUEUE_FIELD_OF, queue_form), text)
         return True
     # A bad or duplicate queue name is reported at its parent (rules Q2, Q3).
     if (

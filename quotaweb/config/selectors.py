@@ -223,9 +223,14 @@ TRACKER_RESOURCE_TYPES = frozenset({"memory", VCORE})
 
 
 def resource_types_known(*, config: Config) -> set[str]:
+    """Every resource type a configuration names and the ones the trackers know."""
+    return resource_types_named(config=config) | TRACKER_RESOURCE_TYPES
+
+
+def resource_types_named(*, config: Config) -> set[str]:
     """Every resource type a configuration names (queues' guaranteed and max, limit entries,
-    child templates) and the ones the trackers know."""
-    known = set(TRACKER_RESOURCE_TYPES)
+    child templates)."""
+    known: set[str] = set()
     for partition in config.partitions:
         for limit in partition.limits:
             known.update(limit.max_resources)

@@ -49,6 +49,10 @@ WARN_RESOURCE_TYPE = (
     "was staged as written, so check its spelling."
 )
 WARN_RESOURCE_SUGGESTION = " (did you mean “{known}”?)"
+WARN_YAML_RESOURCE_TYPE = (
+    "“{kind}” is not a resource type the active configuration or the trackers know{suggestion}: "
+    "YuniKorn accepts any type, so check its spelling before applying."
+)
 # The edit values that map resource types to quantities.
 _RESOURCE_VALUES = ("guaranteed", "max", "max_resources")
 DRAFT_PROBLEMS_HEADING = "Your draft has {count} problem{plural} to fix before it can be applied"
@@ -171,7 +175,8 @@ def _queue_page(
         known = sorted(selectors.resource_types_known(config=_active_model()))
         for form in (context["new_limit_form"], *(item["form"] for item in context["limits"])):
             form.fields["max_resources"].widget.types = known
-        context["open_form"] = next(iter(bound), None)
+        # The editors a page opens: the one just sent back, and every one holding a problem.
+        context["open_forms"] = set(bound)
         if not bound and problems is None and context["draft_errors"]:
             _show_draft_errors(context)
     context["problems"] = problems or []
@@ -187,14 +192,14 @@ def _show_draft_errors(context: dict[str, Any]) -> None:
         limit_forms={item["index"]: item["form"] for item in context["limits"]},
     )
     context["draft_problems"] = rest
-    # The first editor that has a problem is opened, as a refused form used to be.
-    with_errors = [
+    # Every editor holding a problem is opened: the count above says the problems are shown on
+    # their fields, and one inside a closed editor would be counted but not seen.
+    context["open_forms"].update(
         key for key, form in (
             ("queue", context["queue_form"]),
             *((item["form"].prefix, item["form"]) for item in context["limits"]),
         ) if form.errors
-    ]
-    context["open_form"] = context["open_form"] or next(iter(with_errors), None)
+    )
     context["draft_problems_heading"] = DRAFT_PROBLEMS_HEADING.format(
         count=len(errors), plural=pluralize(len(errors))
     )
@@ -218,6 +223,19 @@ def _unknown_resource_types(record: dict) -> list[tuple[str, str]]:
     if not types:
         return []
     return selectors.resource_types_unknown(config=_active_model(), types=types)
+
+
+def _yaml_type_warnings(candidate: Config) -> list[str]:
+    """The form's warning about unknown resource types, for a whole document: each type the
+    document names that neither the active configuration nor the trackers know (a pasted
+    ``memroy: 3Gi`` is valid YAML and a valid configuration, so nothing else would say so)."""
+    types = selectors.resource_types_named(config=candidate)
+    return [
+        WARN_YAML_RESOURCE_TYPE.format(
+            kind=kind, suggestion=WARN_RESOURCE_SUGGESTION.format(known=known) if known else ""
+        )
+        for kind, known in selectors.resource_types_unknown(config=_active_model(), types=types)
+    ]
 
 
 def _active_model() -> Config:
@@ -571,6 +589,7 @@ def yaml_page(request: HttpRequest) -> HttpResponse:
         return render(request, "config/yaml.html", context, status=409)
     # A validated preview: the same form again, text kept, to apply after reading the preview.
     context["preview"] = selectors.config_preview(candidate=candidate, yaml_text=yaml_text)
+    context["warnings"] = _yaml_type_warnings(candidate)
     context["form"] = forms.YamlForm(initial={
         "text": yaml_text, "base_version": context["preview"]["active"],
         "comment": form.cleaned_data["comment"],

@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from quotaweb.usage.limits import APPLICATIONS, quantity_text, raw_text
 from quotaweb.usage.sampling import clock_text, duration_text, gap_seconds
-from trackers.resources import BYTE_STEP, is_bytes_type
+from trackers.resources import BYTE_STEP, bytes_unit_power, format_bytes_in, is_bytes_type
 
 # A chart draws at most about this many points, each the peak of the samples it stands for.
 CHART_POINTS = 300
@@ -153,18 +153,27 @@ def _buckets(samples: Sequence[Mapping[str, Any]], width: float, gap: float) -> 
     return runs
 
 
-def _nice_step(kind: str, top: int, count: int = 4) -> int:
-    """A round step (1, 2 or 5 times a power of ten, at least 1) that reaches ``top`` in about
-    ``count`` steps; for bytes, round in the binary unit the labels use (5 GiB, not 5 GB)."""
-    raw = max(top, 1) / count
-    unit = 1
-    if is_bytes_type(kind):
-        while raw / unit >= 1000:
-            unit *= BYTE_STEP
-    scaled = raw / unit
-    magnitude = 10 ** math.floor(math.log10(scaled))
-    step = next(factor * magnitude for factor in (1, 2, 5, 10) if factor * magnitude >= scaled)
-    return max(1, round(step * unit))
+def _axis(kind: str, peak: int, count: int = 4) -> tuple[int, int, int]:
+    """The value axis reaching ``peak``: a round step (1, 2 or 5 times a power of ten) in about
+    ``count`` steps, the top, and for bytes the power of 1024 every tick is labelled in. That
+    unit is the one the top reaches, and the step is rounded in it, so an axis reads 0, 0.5, 1,
+    1.5 TiB rather than jumping from 1000 GiB to 1.5 TiB; a top that reaches the next unit
+    rounds again in that unit."""
+    power = bytes_unit_power(max(peak, 1)) if is_bytes_type(kind) else 0
+    while True:
+        unit = BYTE_STEP**power
+        scaled = max(peak, 1) / count / unit
+        magnitude = 10 ** math.floor(math.log10(scaled))
+        factor = next(f * magnitude for f in (1, 2, 5, 10) if f * magnitude >= scaled)
+        step = max(1, round(factor * unit))
+        top = max(step, -(-peak // step) * step)
+        if not is_bytes_type(kind) or bytes_unit_power(top) <= power:
+            return step, top, power
+        power += 1
+
+
+def _tick_label(kind: str, value: int, power: int) -> str:
+    return format_bytes_in(value, power) if is_bytes_type(kind) else quantity_text(kind, value)
 
 
 def _time_ticks(start: datetime, end: datetime) -> tuple[Tick, ...]:
@@ -200,8 +209,7 @@ def _chart(kind: str, runs: list[list[_Bucket]], start: datetime, end: datetime,
     peak_bucket = max(buckets, key=lambda bucket: bucket.value(kind))
     peak = peak_bucket.value(kind)
     # The scale reaches the limit too, so its line is always in the drawing.
-    step = _nice_step(kind, max(peak, limit or 0))
-    top = max(step, -(-max(peak, limit or 0) // step) * step)
+    step, top, power = _axis(kind, max(peak, limit or 0))
 
     def x(at: datetime) -> float:
         return min(CHART_WIDTH, (at - start).total_seconds() / span * CHART_WIDTH)
@@ -232,7 +240,7 @@ def _chart(kind: str, runs: list[list[_Bucket]], start: datetime, end: datetime,
         hits.append(Hit(f"{left:.1f}", f"{max(right - left, 1.5):.1f}",
                         f"{when}: {label} {quantity_text(kind, value)} ({raw_text(kind, value)})"))
     y_ticks = tuple(
-        Tick(f"{CHART_TOP + y(value):.1f}", quantity_text(kind, value), raw_text(kind, value),
+        Tick(f"{CHART_TOP + y(value):.1f}", _tick_label(kind, value, power), raw_text(kind, value),
              label_at=f"{CHART_TOP + y(value) - 4:.1f}")
         for value in range(0, top + 1, step)
     )

@@ -17,6 +17,7 @@ from quotaweb.engine.gateway import engines_get
 from quotaweb.quotatrees.selectors import tree_feed, tree_live, tree_marks
 from quotaweb.usage.models import OverLimit, UsageSample
 from quotaweb.usage.scopes import Scope
+from trackers.resources import base_unit
 
 # At most this many new events per update: the feed shows what happens now, and at thousands of
 # allocations a second a page cannot show more anyway.
@@ -208,10 +209,19 @@ def usage_trend(
     ]
 
 
+def trend_csv_column(kind: str) -> str:
+    """A resource's CSV header with the unit of its raw integers (``memory_bytes``,
+    ``vcore_millicores``, ``nvidia.com/gpu_count``): a bare ``vcore`` over 38500 read as 38,500
+    cores where the page said 38.5."""
+    unit = base_unit(kind).strip() or "count"
+    return f"{kind}_{unit}"
+
+
 def trend_csv_rows(samples: list[dict[str, Any]]) -> list[list[str]]:
-    """A header and one row per sample, a column per resource type (base units)."""
+    """A header and one row per sample, a column per resource type (exact integers in base
+    units, the unit in the header)."""
     kinds = sorted({kind for sample in samples for kind in sample["resource"]})
-    rows = [["time", *kinds, "running_applications"]]
+    rows = [["time", *map(trend_csv_column, kinds), "running_applications"]]
     rows.extend(
         [sample["at"].isoformat(), *(str(sample["resource"].get(k, 0)) for k in kinds),
          str(sample["running"])]

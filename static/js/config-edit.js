@@ -32,7 +32,8 @@ function tokenInput(input) {
       const item = document.createElement("li");
       item.className = name === "*" ? "token wildcard" : "token";
       item.dataset.token = name;
-      item.textContent = name;
+      // The wildcard reads as the pages show it (trackers/names.py), not as a group named "*".
+      item.textContent = name === "*" ? "everyone (*)" : name;
       if (name === "*") item.title = "wildcard: everyone not named before it; must come last";
       const remove = document.createElement("button");
       remove.type = "button";

@@ -442,6 +442,11 @@ function replaceField(root, name, ...content) {
   }
 }
 
+// The wildcard user or group as trackers/names.py shows it: a bare "*" read like a group name.
+function shownName(name) {
+  return name === "*" ? "everyone (*)" : name;
+}
+
 function toggle(root, selector, shown) {
   const element = root.querySelector(selector);
   if (element) element.hidden = !shown;
@@ -460,6 +465,19 @@ class Page {
     this.root = root;
     this.partition = root.dataset.partition;
     this.scopes = root.dataset.scopes.split(" ").filter(Boolean);
+    // A busy feed moves faster than anyone reads: the pause button holds the rows still; the
+    // newest events are kept and drawn on resuming.
+    this.paused = false;
+    const pause = root.querySelector("[data-pause]");
+    if (pause) {
+      pause.hidden = false;
+      pause.addEventListener("click", () => {
+        this.paused = !this.paused;
+        pause.setAttribute("aria-pressed", String(this.paused));
+        pause.textContent = this.paused ? "Resume the feed" : "Pause the feed";
+        if (!this.paused) this.activity(this.lastEvents);
+      });
+    }
   }
 
   url(kind, name) {
@@ -472,7 +490,7 @@ class Page {
     return template.replace(kind === "queue" ? "__path__" : "__name__", encoded);
   }
 
-  link(kind, name, text = name) {
+  link(kind, name, text = shownName(name)) {
     const href = this.url(kind, name);
     return href ? h("a", { href }, text) : text;
   }
@@ -690,11 +708,28 @@ class Page {
       }
       reconcile(tbody, using);
       toggle(this.root, `[data-empty-${kind}]`, using.length === 0);
+      this.moreCount(kind, using.length);
     }
   }
 
+  // "The first 5 of the 7 users" follows the rows: rows only leave here (newcomers wait for a
+  // reload), and each that leaves no longer uses the queue, so the total drops with it.
+  moreCount(kind, shown) {
+    const more = this.root.querySelector(`[data-more-${kind}]`);
+    if (!more) return;
+    const count = Number(more.dataset.count) - (Number(more.dataset.shown) - shown);
+    for (const field of more.querySelectorAll("[data-more-shown]")) {
+      field.textContent = String(shown);
+    }
+    for (const field of more.querySelectorAll("[data-more-count]")) {
+      field.textContent = String(count);
+    }
+    more.hidden = count <= shown;
+  }
+
   activity(events) {
-    if (!events) return;
+    this.lastEvents = events;
+    if (!events || this.paused) return;
     const { type = "", user = "", group = "", queue = "", reason = "", within = "" } =
       this.root.dataset;
     const since = within ? Date.now() / 1000 - Number(within) * 60 : null;

@@ -7,6 +7,7 @@ from trackers.config import messages as m
 from trackers.config import parse_config
 from trackers.config.model import Limit
 from trackers.config.queue_rules import go_limit
+from trackers.config.scope import quantity_detail
 
 
 def at_a(*entries, **queue_fields):
@@ -212,6 +213,7 @@ def test_l9_quantity_errors_are_qty_with_the_spec_text(value, message):
             "path": "root.a",
             "field": "partitions[0].queues[0].queues[0].limits[0].maxresources.memory",
             "message": message,
+            "detail": quantity_detail("memory", value, message),
         }
     ]
 

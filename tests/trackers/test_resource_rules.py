@@ -4,6 +4,7 @@ import pytest
 
 from tests.trackers.config_docs import errors, queue, root
 from trackers.config import messages as m
+from trackers.config.scope import quantity_detail
 
 
 def res(guaranteed=None, maximum=None):
@@ -220,6 +221,7 @@ def test_quantity_errors_in_queue_resources(section, value, message):
         "path": "root.a",
         "field": f"partitions[0].queues[0].queues[0].resources.{section}.memory",
         "message": message,
+        "detail": quantity_detail("memory", value, message),
     }
 
 

@@ -67,7 +67,7 @@ def test_members_are_the_users_whose_applications_count_against_the_group(viewer
 
 def test_the_group_wildcard_has_a_page_that_follows_the_groups_list(viewer_client, busy):
     html = viewer_client.get(reverse("usage:group", args=["default", "*"])).content.decode()
-    assert "Group <code>*</code>" in html
+    assert "Group <code>everyone (*)</code>" in html
     assert keys(html, "members") == [ODD_USER]
     assert 'data-scopes="groups users"' in html
 

@@ -85,7 +85,9 @@ def test_a_busy_queue_shows_its_first_users_and_links_to_all_of_them(
     assert 'data-scopes="queues user:bob user:q0"' in html
     users = reverse("usage:users", args=["default"])
     assert (
-        "The first 2 of the 4 users using this queue, by name, follow it live here; "
-        f'<a href="{users}?queue=root.ops">all 4 in the users list</a>.'
+        'data-count="4" data-shown="2">The first <span data-more-shown>2</span> of the '
+        "<span data-more-count>4</span> users using this queue, by name, follow it live here; "
+        f'<a href="{users}?queue=root.ops">all <span data-more-count>4</span> in the users '
+        "list</a>."
     ) in html
     assert "data-more-groups" not in html

@@ -88,7 +88,7 @@ def test_the_axes_are_in_human_units_and_times(viewer_client, sampled):
     # 5 GiB (binary, as the labels read), the raw value on hover.
     y_labels = re.findall(r'<g class="chart-y">(.*?)</g>', memory)[0]
     assert re.findall(r"</title>([^<]*)</text>", y_labels) == [
-        "0 B", "5 GiB", "10 GiB", "15 GiB", "20 GiB",
+        "0 GiB", "5 GiB", "10 GiB", "15 GiB", "20 GiB",
     ]
     assert f"<title>{5 * GiB} bytes</title>5 GiB" in y_labels
     x_labels = re.findall(r"</title>(\d\d:\d\d)</text>", memory.split('class="chart-x"', 1)[1])
@@ -245,7 +245,7 @@ def test_csv_export_of_the_samples(viewer_client, sampled):
         'attachment; filename="usage-default-user-alice-1d.csv"'
     )
     rows = list(csv.reader(io.StringIO(response.content.decode())))
-    assert rows[0] == ["time", "memory", "running_applications"]
+    assert rows[0] == ["time", "memory_bytes", "running_applications"]
     assert rows[1] == [sampled[0].isoformat(), str(9 * GiB), "1"]
     assert rows[-1] == [sampled[-1].isoformat(), str(10 * GiB), "2"]
     since = timezone.now() - timedelta(days=1)

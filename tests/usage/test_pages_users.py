@@ -65,7 +65,8 @@ def test_search_filters_and_sorting_come_from_the_url(viewer_client, busy, param
     assert keys(html, "users") == expected
     for name, value in params.items():
         if name == "group":
-            assert f"<option selected>{escape(value)}</option>" in html
+            shown_as = "everyone (*)" if value == "*" else value
+            assert f'<option value="{escape(value)}" selected>{escape(shown_as)}</option>' in html
         elif name != "sort":
             assert f'value="{escape(value.lower() if name == "queue" else value)}"' in html
 

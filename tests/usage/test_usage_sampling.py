@@ -40,7 +40,7 @@ def test_samples_follow_usage_of_users_groups_and_queues(capped_engines):
     queue = selectors.usage_trend(partition="default", kind="queue", name="root.eng")
     assert [s["resource"]["memory"] for s in queue] == [GiB, 3 * GiB]
     assert selectors.trend_csv_rows(trend) == [
-        ["time", "memory", "running_applications"],
+        ["time", "memory_bytes", "running_applications"],
         [start.isoformat(), str(GiB), "1"],
         [(start + timedelta(minutes=1)).isoformat(), str(3 * GiB), "2"],
     ]

@@ -140,6 +140,22 @@ DETAIL_NAME_APPS_UNSET = (
 )
 DETAIL_THROUGH_WILDCARD = " (through its wildcard limit)"
 
+# Plain-words details of a QTY error: the resource and the value at fault, as written.
+DETAIL_NOT_A_QUANTITY = (
+    "{kind}: {value} is not a quantity (expected a number with an optional unit such as "
+    "{examples})"
+)
+DETAIL_QUANTITY_EMPTY = (
+    "{kind}: no quantity is written (expected a number with an optional unit such as "
+    "{examples})"
+)
+DETAIL_QUANTITY_NEGATIVE = "{kind}: {value} is negative"
+DETAIL_QUANTITY_SUFFIX = "{kind}: {value} has a unit {kind} does not take (such as {examples})"
+DETAIL_QUANTITY_OVERFLOW = "{kind}: {value} is too large (at most 2^63-1 in base units)"
+QUANTITY_EXAMPLES_VCORE = "500m, 2"
+QUANTITY_EXAMPLES_MEMORY = "512Mi, 4Gi"
+QUANTITY_EXAMPLES_OTHER = "4, 10k"
+
 # Placement rules, node sort policy, user group resolver (structural, code PARSE).
 PLACEMENT_NAME_EMPTY = "placement rule name must not be empty"
 PLACEMENT_FILTER_TYPE = "placement rule filter type must be '', 'allow' or 'deny', not '{type}'"

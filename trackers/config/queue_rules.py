@@ -119,8 +119,8 @@ def _check_limits(scope: Scope, queue: Queue) -> None:
         resources: dict[str, int] | None = {}
         if limit.max_resources:
             resources, failures = parse_quantities(limit.max_resources)
-            for kind, message in failures:
-                add("QTY", path, f"{at}.maxresources.{kind}", message)
+            for kind, message, detail in failures:
+                add("QTY", path, f"{at}.maxresources.{kind}", message, detail)
             if failures:
                 resources = None
             elif not any(v > 0 for v in resources.values()) or any(
@@ -157,10 +157,11 @@ def _check_limits(scope: Scope, queue: Queue) -> None:
         _, _, queue_max, max_failures = scope.queue_resources(queue)
         if max_failures:
             if not queue_max_reported:
-                kind, message = max_failures[0]
+                kind, message, detail = max_failures[0]
                 add(
                     "L12", path, f"{scope.queue_field(queue)}.resources.max.{kind}",
                     messages.QUEUE_MAX_UNPARSABLE.format(queue=queue.name, error=message),
+                    detail,
                 )
                 queue_max_reported = True
         elif resources and queue_max and not fits_within(resources, queue_max):

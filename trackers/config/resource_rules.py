@@ -36,10 +36,10 @@ def check_resources(scope: Scope) -> None:
         where = scope.queue_field(queue)
         if not children_done:
             guaranteed, g_failures, maximum, m_failures = scope.queue_resources(queue)
-            for kind, message in g_failures:
-                add("QTY", queue.path, f"{where}.resources.guaranteed.{kind}", message)
-            for kind, message in m_failures:
-                add("QTY", queue.path, f"{where}.resources.max.{kind}", message)
+            for kind, message, detail in g_failures:
+                add("QTY", queue.path, f"{where}.resources.guaranteed.{kind}", message, detail)
+            for kind, message, detail in m_failures:
+                add("QTY", queue.path, f"{where}.resources.max.{kind}", message, detail)
             own_g = None if g_failures else guaranteed
             own_m = None if m_failures else maximum
             if own_g is not None and own_m is not None and not fits_within(own_g, own_m):

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from trackers.config import messages
 from trackers.config.build import Locations
 from trackers.config.model import Limit, Partition, Queue
 from trackers.config.report import Report
 from trackers.errors import QuantityError
-from trackers.resources import parse_quantity
+from trackers.resources import INVALID_SUFFIX, OVERFLOW, VCORE, is_bytes_type, parse_quantity
 
-# (kind, message) of each quantity that failed to parse.
-Failures = list[tuple[str, str]]
+# (kind, message, detail) of each quantity that failed to parse: ``message`` is YuniKorn's text
+# (the same for every bad value), ``detail`` names the resource and the value.
+Failures = list[tuple[str, str, str]]
 # (guaranteed, its failures, max, its failures) of one queue.
 _Parsed = tuple[dict[str, int], Failures, dict[str, int], Failures]
 
@@ -26,8 +28,39 @@ def parse_quantities(raw: Mapping[str, str]) -> tuple[dict[str, int], Failures]:
         try:
             values[kind] = parse_quantity(text, kind)
         except QuantityError as err:
-            failures.append((kind, str(err)))
+            failures.append((kind, str(err), quantity_detail(kind, text, str(err))))
     return values, failures
+
+
+def quantity_detail(kind: str, raw: object, error: str) -> str:
+    """Why ``raw`` is no quantity of ``kind``, naming both: YuniKorn's "invalid quantity" said
+    neither, so two bad values of one edit read as the same error twice."""
+    if kind == VCORE:
+        examples = messages.QUANTITY_EXAMPLES_VCORE
+    elif is_bytes_type(kind):
+        examples = messages.QUANTITY_EXAMPLES_MEMORY
+    else:
+        examples = messages.QUANTITY_EXAMPLES_OTHER
+    text = "" if raw is None else str(raw).strip()
+    if not text:
+        return messages.DETAIL_QUANTITY_EMPTY.format(kind=kind, examples=examples)
+    if error == OVERFLOW:
+        return messages.DETAIL_QUANTITY_OVERFLOW.format(kind=kind, value=repr(text))
+    if error == INVALID_SUFFIX:
+        return messages.DETAIL_QUANTITY_SUFFIX.format(
+            kind=kind, value=repr(text), examples=examples
+        )
+    if text.startswith("-") and _parses(text[1:], kind):
+        return messages.DETAIL_QUANTITY_NEGATIVE.format(kind=kind, value=text)
+    return messages.DETAIL_NOT_A_QUANTITY.format(kind=kind, value=repr(text), examples=examples)
+
+
+def _parses(text: str, kind: str) -> bool:
+    try:
+        parse_quantity(text, kind)
+    except QuantityError:
+        return False
+    return True
 
 
 class Scope:

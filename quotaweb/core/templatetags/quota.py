@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django import template
 
+from trackers.names import shown_name as _shown_name
 from trackers.resources import format_resource, format_resource_raw
 
 register = template.Library()
@@ -30,3 +31,9 @@ def resources_raw(value) -> str:
 def leaf_name(path: str) -> str:
     """``root.research.nlp`` -> ``nlp``."""
     return path.rpartition(".")[2]
+
+
+@register.filter
+def shown_name(name: str) -> str:
+    """A user or group name, the wildcard ``*`` as "everyone (*)" (never a bare group name)."""
+    return _shown_name(name)

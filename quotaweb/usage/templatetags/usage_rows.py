@@ -23,6 +23,7 @@ from quotaweb.css_sizes import WIDTH, depth_class, percent_class
 from quotaweb.usage.limits import Bar, TreeRow
 from quotaweb.usage.rows import AppRow, EntityRow, EventRow, Member, OverRow, UsingRow
 from quotaweb.usage.sparks import SPARK_HEIGHT, SPARK_WIDTH, Spark
+from trackers.names import shown_name
 
 register = template.Library()
 
@@ -43,7 +44,7 @@ def _linker(view: str, partition: str, *args: str) -> Callable[[str, str | None]
     def link(name: str, text: str | None = None, title: str | None = None) -> str:
         href = escape(f"{prefix}{quote(name, safe=_SAFE)}{suffix}")
         hover = f' title="{escape(title)}"' if title else ""
-        return f'<a href="{href}"{hover}>{escape(name if text is None else text)}</a>'
+        return f'<a href="{href}"{hover}>{escape(shown_name(name) if text is None else text)}</a>'
 
     return link
 
