@@ -48,6 +48,7 @@ from quotaweb.allocations.applications import application_of, applications_in_qu
 from quotaweb.allocations.nodes import (
     node_dao,
     node_of,
+    nodes_load,
     nodes_of,
     nodes_utilisation,
     nodes_utilisation_dominant,
@@ -303,7 +304,8 @@ class NodesView(YunikornView):
                               **_errors(e404=_NO_PARTITION, e503=_STARTING)})
     def get(self, request: Request, partition: str) -> Response:
         name = _known_partition(partition)
-        return Response([node_dao(node) for node in nodes_of(partition=name)])
+        load = nodes_load(partition=name)
+        return Response([node_dao(node, load) for node in nodes_of(partition=name)])
 
 
 class NodeView(YunikornView):
@@ -315,7 +317,7 @@ class NodeView(YunikornView):
         found = node_of(partition=name, node_id=node)
         if found is None:
             raise not_found(ERR_NODE_NOT_FOUND)
-        return Response(node_dao(found))
+        return Response(node_dao(found, nodes_load(partition=name, node_id=found.node_id)))
 
 
 class NodeUtilizationsView(YunikornView):
