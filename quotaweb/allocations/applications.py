@@ -47,6 +47,15 @@ from quotaweb.engine.gateway import engines_get
 from quotaweb.engine.live import LiveAllocation
 
 STATE_RUNNING = "Running"
+# The states ``/ws/v1/partition/{p}/applications/{state}`` takes, as YuniKorn names them, and
+# the statuses its ``?status=`` takes for active applications (YuniKorn's active states).
+APP_STATE_ACTIVE, APP_STATE_REJECTED, APP_STATE_COMPLETED = "active", "rejected", "completed"
+ACTIVE_STATUSES = ("new", "accepted", "running", "completing", "failing", "resuming")
+ERR_APP_STATE = (
+    f"Only following application states are allowed: {APP_STATE_ACTIVE}, {APP_STATE_REJECTED}, "
+    f"{APP_STATE_COMPLETED}"
+)
+ERR_ACTIVE_STATUS = f"Only following active statuses are allowed: {','.join(ACTIVE_STATUSES)}"
 # Keys per ledger query (SQLite's default limit of bound variables is 999 on old builds).
 _KEYS_PER_QUERY = 500
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -71,6 +80,43 @@ def applications_in_queue(*, partition: str, queue_path: str) -> list[dict[str, 
         _application(partition, by_app[app], created, snapshot.events, queue=queue)
         for app in sorted(by_app)
     ]
+
+
+class ApplicationStateInvalid(ValueError):
+    """A state or status ``applications_in_state`` does not know (the message says which)."""
+
+
+def applications_in_state(
+    *, partition: str, state: str, status: str = ""
+) -> list[dict[str, Any]]:
+    """YuniKorn's applications of a partition by state (any case): ``active`` (those with live
+    allocations, by id, the partition-wide view of each; ``status`` keeps those in that state),
+    ``completed`` (those kept, the oldest completion first) or ``rejected`` (none: quotaweb
+    denies allocations, never applications). ``ApplicationStateInvalid`` for another state or
+    status; ``UnknownPartition``, ``EngineNotLoaded`` from the gateway."""
+    state, status = state.lower(), status.lower()
+    if state == APP_STATE_ACTIVE:
+        if status and status not in ACTIVE_STATUSES:
+            raise ApplicationStateInvalid(ERR_ACTIVE_STATUS)
+        snapshot = engines_get().live_snapshot(partition)
+        by_app: dict[str, list[LiveAllocation]] = {}
+        for allocation in snapshot.allocations:
+            by_app.setdefault(allocation.application_id, []).append(allocation)
+        created = created_of(partition, (a.key for a in snapshot.allocations))
+        found = [
+            _application(partition, by_app[app], created, snapshot.events, queue=None)
+            for app in sorted(by_app)
+        ]
+        return [app for app in found if not status or app["applicationState"].lower() == status]
+    if state == APP_STATE_COMPLETED:
+        lives = (
+            _completed(partition, app)
+            for app in engines_get().completed_application_ids(partition)
+        )
+        return [life for life in lives if life is not None]
+    if state == APP_STATE_REJECTED:
+        return []
+    raise ApplicationStateInvalid(ERR_APP_STATE)
 
 
 def application_of(

@@ -167,6 +167,11 @@ class EventLog:
         with self._lock:
             return self._applications.completed()
 
+    def completed_application_ids(self) -> list[str]:
+        """The completed applications kept, the oldest completion first."""
+        with self._lock:
+            return self._applications.completed_ids()
+
     def application(self, application_id: str) -> ApplicationLife | None:
         """The application's current or last completed life (``app_states``)."""
         with self._lock:

@@ -44,7 +44,16 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from quotaweb.accounts.roles import is_viewer
-from quotaweb.allocations.applications import application_of, applications_in_queue
+from quotaweb.allocations.applications import (
+    ACTIVE_STATUSES,
+    APP_STATE_ACTIVE,
+    APP_STATE_COMPLETED,
+    APP_STATE_REJECTED,
+    ApplicationStateInvalid,
+    application_of,
+    applications_in_queue,
+    applications_in_state,
+)
 from quotaweb.allocations.nodes import (
     node_dao,
     node_of,
@@ -262,6 +271,32 @@ class QueueApplicationsView(YunikornView):
         if not queue_exists(partition=name, queue_path=queue_path):
             raise not_found(ERR_QUEUE_NOT_FOUND)
         return Response(applications_in_queue(partition=name, queue_path=queue_path))
+
+
+class ApplicationsInStateView(YunikornView):
+    """YuniKorn's applications of a partition by state: ``active`` (with live allocations;
+    ``?status=`` keeps those in one active state), ``completed`` (the newest kept) or
+    ``rejected`` (always none here); any case."""
+
+    @extend_schema(parameters=[
+        OpenApiParameter("state", OpenApiTypes.STR, OpenApiParameter.PATH, description=(
+            f"{APP_STATE_ACTIVE}, {APP_STATE_COMPLETED} or {APP_STATE_REJECTED} (any case); "
+            "400 for another")),
+        OpenApiParameter("status", OpenApiTypes.STR, description=(
+            f"active applications in this state only: {', '.join(ACTIVE_STATUSES)} (any "
+            "case); 400 for another")),
+    ], responses={200: ApplicationInfoSerializer(many=True), **_errors(
+        e400="an unknown state or status", e404=_NO_PARTITION, e503=_STARTING,
+    )})
+    def get(self, request: Request, partition: str, state: str) -> Response:
+        name = _known_partition(partition)
+        try:
+            found = applications_in_state(
+                partition=name, state=state, status=request.query_params.get("status", "")
+            )
+        except ApplicationStateInvalid as error:
+            raise bad_request(str(error)) from None
+        return Response(found)
 
 
 class QueueApplicationView(YunikornView):
@@ -507,6 +542,8 @@ urlpatterns = [
          QueueApplicationView.as_view(), name="yunikorn-queue-application"),
     path("partition/<str:partition>/queue/<path:queue>", QueueView.as_view(),
          name="yunikorn-queue"),
+    path("partition/<str:partition>/applications/<str:state>", ApplicationsInStateView.as_view(),
+         name="yunikorn-applications-in-state"),
     path("partition/<str:partition>/application/<path:application>",
          ApplicationView.as_view(), name="yunikorn-application"),
     path("partition/<str:partition>/nodes", NodesView.as_view(), name="yunikorn-nodes"),
