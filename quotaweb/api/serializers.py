@@ -426,10 +426,16 @@ class PartitionQueueSerializer(QueueNodeSerializer):
     currentPriority = serializers.IntegerField(
         help_text="highest priority of pending requests; int32's minimum without any"
     )
+    sortingPolicy = serializers.CharField(
+        required=False, help_text="\"fair\" for a parent; a leaf's application.sort.policy, "
+        "\"fifo\" unless \"fair\""
+    )
     prioritySorting = serializers.BooleanField()
     preemptionEnabled = serializers.BooleanField()
     isPreemptionFence = serializers.BooleanField()
-    preemptionDelay = serializers.CharField(required=False)
+    preemptionDelay = serializers.CharField(
+        required=False, help_text="as Go writes a duration (\"30s\", \"1m0s\")"
+    )
     isPriorityFence = serializers.BooleanField()
     priorityOffset = serializers.IntegerField(required=False)
 
