@@ -67,7 +67,9 @@ from quotaweb.api.names import (
     GROUP_NAME_PATTERN,
     QUEUE_NAMES_PATTERN,
     USER_NAME_PATTERN,
+    any_case_pattern,
     path_parameter,
+    pattern_string,
 )
 from quotaweb.api.parsers import AnyTextParser
 from quotaweb.api.permissions import PublicReadOrViewer
@@ -279,12 +281,18 @@ class ApplicationsInStateView(YunikornView):
     ``rejected`` (always none here); any case."""
 
     @extend_schema(parameters=[
-        OpenApiParameter("state", OpenApiTypes.STR, OpenApiParameter.PATH, description=(
-            f"{APP_STATE_ACTIVE}, {APP_STATE_COMPLETED} or {APP_STATE_REJECTED} (any case); "
-            "400 for another")),
-        OpenApiParameter("status", OpenApiTypes.STR, description=(
-            f"active applications in this state only: {', '.join(ACTIVE_STATUSES)} (any "
-            "case); 400 for another")),
+        path_parameter(
+            "state", any_case_pattern((APP_STATE_ACTIVE, APP_STATE_COMPLETED, APP_STATE_REJECTED)),
+            f"{APP_STATE_ACTIVE}, {APP_STATE_COMPLETED} or {APP_STATE_REJECTED} (any case); 400 "
+            "for another",
+        ),
+        OpenApiParameter(
+            "status", pattern_string(any_case_pattern(ACTIVE_STATUSES, or_empty=True)),
+            description=(
+                f"active applications in this state only: {', '.join(ACTIVE_STATUSES)} (any "
+                "case); 400 for another. Read for the active state only, as YuniKorn reads it"
+            ),
+        ),
     ], responses={200: ApplicationInfoSerializer(many=True), **_errors(
         e400="an unknown state or status", e404=_NO_PARTITION, e503=_STARTING,
     )})
