@@ -24,14 +24,15 @@ and the partition-wide view shows all of them under the queue of its oldest allo
   stored allocation);
 - each allocation: ``allocationKey``, ``requestTime`` and ``allocationTime`` (both its
   ``created``: quotaweb answers a request as it stores it), ``resource``, ``priority`` (as the
-  scheduler sent it, "0" when it sent none), ``applicationId``, ``partition`` and ``queueName``
-  (the older DAO's fields, which YuniKorn's web UI reads);
+  scheduler sent it, "0" when it sent none), ``nodeId`` (when the scheduler named the node),
+  ``applicationId``, ``partition`` and ``queueName`` (the older DAO's fields, which YuniKorn's
+  web UI reads);
 - ``user`` and ``groups`` as the oldest allocation was made.
 
 Left out, empty or meaningless here: ``pendingResource`` and ``requests`` (no pending asks),
 ``rejectedMessage``, ``placeholderData``, ``hasReserved``, ``reservations``,
-``maxRequestPriority``, ``startTime``, and per allocation ``nodeId`` (no allocation names a
-node), ``allocationTags``, placeholders and preemption.
+``maxRequestPriority``, ``startTime``, and per allocation ``allocationTags``, placeholders and
+preemption.
 """
 
 from __future__ import annotations
@@ -46,6 +47,15 @@ from quotaweb.engine.gateway import engines_get
 from quotaweb.engine.live import LiveAllocation
 
 STATE_RUNNING = "Running"
+# The states ``/ws/v1/partition/{p}/applications/{state}`` takes, as YuniKorn names them, and
+# the statuses its ``?status=`` takes for active applications (YuniKorn's active states).
+APP_STATE_ACTIVE, APP_STATE_REJECTED, APP_STATE_COMPLETED = "active", "rejected", "completed"
+ACTIVE_STATUSES = ("new", "accepted", "running", "completing", "failing", "resuming")
+ERR_APP_STATE = (
+    f"Only following application states are allowed: {APP_STATE_ACTIVE}, {APP_STATE_REJECTED}, "
+    f"{APP_STATE_COMPLETED}"
+)
+ERR_ACTIVE_STATUS = f"Only following active statuses are allowed: {','.join(ACTIVE_STATUSES)}"
 # Keys per ledger query (SQLite's default limit of bound variables is 999 on old builds).
 _KEYS_PER_QUERY = 500
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -65,11 +75,48 @@ def applications_in_queue(*, partition: str, queue_path: str) -> list[dict[str, 
     for allocation in snapshot.allocations:
         if allocation.queue_path.lower() == queue:
             by_app.setdefault(allocation.application_id, []).append(allocation)
-    created = _created(partition, (a.key for allocations in by_app.values() for a in allocations))
+    created = created_of(partition, (a.key for allocations in by_app.values() for a in allocations))
     return [
         _application(partition, by_app[app], created, snapshot.events, queue=queue)
         for app in sorted(by_app)
     ]
+
+
+class ApplicationStateInvalid(ValueError):
+    """A state or status ``applications_in_state`` does not know (the message says which)."""
+
+
+def applications_in_state(
+    *, partition: str, state: str, status: str = ""
+) -> list[dict[str, Any]]:
+    """YuniKorn's applications of a partition by state (any case): ``active`` (those with live
+    allocations, by id, the partition-wide view of each; ``status`` keeps those in that state),
+    ``completed`` (those kept, the oldest completion first) or ``rejected`` (none: quotaweb
+    denies allocations, never applications). ``ApplicationStateInvalid`` for another state or
+    status; ``UnknownPartition``, ``EngineNotLoaded`` from the gateway."""
+    state, status = state.lower(), status.lower()
+    if state == APP_STATE_ACTIVE:
+        if status and status not in ACTIVE_STATUSES:
+            raise ApplicationStateInvalid(ERR_ACTIVE_STATUS)
+        snapshot = engines_get().live_snapshot(partition)
+        by_app: dict[str, list[LiveAllocation]] = {}
+        for allocation in snapshot.allocations:
+            by_app.setdefault(allocation.application_id, []).append(allocation)
+        created = created_of(partition, (a.key for a in snapshot.allocations))
+        found = [
+            _application(partition, by_app[app], created, snapshot.events, queue=None)
+            for app in sorted(by_app)
+        ]
+        return [app for app in found if not status or app["applicationState"].lower() == status]
+    if state == APP_STATE_COMPLETED:
+        lives = (
+            _completed(partition, app)
+            for app in engines_get().completed_application_ids(partition)
+        )
+        return [life for life in lives if life is not None]
+    if state == APP_STATE_REJECTED:
+        return []
+    raise ApplicationStateInvalid(ERR_APP_STATE)
 
 
 def application_of(
@@ -86,11 +133,11 @@ def application_of(
         # As YuniKorn, a completed application has left its queue: only the partition-wide
         # read finds it.
         return _completed(partition, application_id) if queue is None else None
-    created = _created(partition, (a.key for a in allocations))
+    created = created_of(partition, (a.key for a in allocations))
     return _application(partition, allocations, created, snapshot.events, queue=queue)
 
 
-def _created(partition: str, keys: Iterable[str]) -> dict[str, datetime]:
+def created_of(partition: str, keys: Iterable[str]) -> dict[str, datetime]:
     """The ledger's ``created`` of each key (an allocation released since the snapshot has no
     row any more and is left out)."""
     wanted = sorted(set(keys))
@@ -103,7 +150,17 @@ def _created(partition: str, keys: Iterable[str]) -> dict[str, datetime]:
     return found
 
 
-def _sum(allocations: Iterable[LiveAllocation]) -> dict[str, int]:
+def oldest_first(
+    allocations: Iterable[LiveAllocation], created: dict[str, datetime]
+) -> list[LiveAllocation]:
+    """The allocations by their ``created``; one without a row (released meanwhile) sorts
+    last, by key."""
+    far = datetime.max.replace(tzinfo=UTC)
+    return sorted(allocations, key=lambda a: (created.get(a.key, far), a.key))
+
+
+def resource_sum(allocations: Iterable[LiveAllocation]) -> dict[str, int]:
+    """The allocations' resources summed per type (types that add up to 0 left out)."""
     total: dict[str, int] = {}
     for allocation in allocations:
         for kind, amount in allocation.resource.items():
@@ -145,12 +202,10 @@ def _application(
     partition: str, allocations: list[LiveAllocation], created: dict[str, datetime],
     events: list[dict[str, Any]], *, queue: str | None,
 ) -> dict[str, Any]:
-    # Oldest first; an allocation without a row (released meanwhile) sorts last, by key.
-    far = datetime.max.replace(tzinfo=UTC)
-    ordered = sorted(allocations, key=lambda a: (created.get(a.key, far), a.key))
+    ordered = oldest_first(allocations, created)
     first = ordered[0]
     application_id = first.application_id
-    used = _sum(ordered)
+    used = resource_sum(ordered)
     peak = max_used(used, len(ordered), events, application_id=application_id, queue=queue)
     # Field order and omission as ApplicationDAOInfo.
     out: dict[str, Any] = {"applicationID": application_id}
@@ -171,7 +226,7 @@ def _application(
             # Not seen accepted by this process (restored without its times): from the
             # oldest stored allocation, as a restart starts it.
             states = [(ACCEPTED, min(submitted)), (STATE_RUNNING, min(submitted))]
-    out["allocations"] = [_allocation(partition, a, created.get(a.key)) for a in ordered]
+    out["allocations"] = [allocation_dao(partition, a, created.get(a.key)) for a in ordered]
     out["applicationState"] = STATE_RUNNING
     out["user"] = first.user
     if first.groups:
@@ -203,7 +258,7 @@ def _completed(partition: str, application_id: str) -> dict[str, Any] | None:
     return out
 
 
-def _allocation(
+def allocation_dao(
     partition: str, allocation: LiveAllocation, created: datetime | None
 ) -> dict[str, Any]:
     # Field order and omission as AllocationDAOInfo (queueName from its older versions).
@@ -214,6 +269,8 @@ def _allocation(
         out["resource"] = dict(allocation.resource)
     # A string in YuniKorn's DAO.
     out["priority"] = str(allocation.priority)
+    if allocation.node_id:
+        out["nodeId"] = allocation.node_id
     out["applicationId"] = allocation.application_id
     out["partition"] = partition
     out["queueName"] = allocation.queue_path.lower()

@@ -110,7 +110,7 @@ def _doubted(
 
 _INSERT_FIELDS = (
     "partition", "key", "application_id", "queue_path", "user", "groups", "resource", "group",
-    "created", "priority",
+    "created", "priority", "node_id",
 )
 # At most 990 parameters a statement: within every SQLite build's limit (999 before 3.32).
 _ROWS_PER_INSERT = 99
@@ -314,7 +314,7 @@ class _LedgerRows:
             # The priority as text, like every value here (COPY and the loop's INSERT send
             # text; SQLite stores it in the integer column as a number).
             rows.append((partition, a.key, a.application_id, a.queue_path, a.user, groups,
-                         resource, a.group or "", created, str(a.priority)))
+                         resource, a.group or "", created, str(a.priority), a.node_id))
         return rows
 
 

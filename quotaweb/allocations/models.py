@@ -27,6 +27,9 @@ class Allocation(models.Model):
     # shown in the YuniKorn reads, never used for admission. A default in the database too, so
     # that a row written without it (a peer still on the version before) is still stored.
     priority = models.IntegerField(default=0, db_default=0)
+    # The node the scheduler placed the allocation on ("" when it named none): shown in the
+    # YuniKorn reads only. A database default too, for a peer still on the version before.
+    node_id = models.CharField(max_length=255, blank=True, default="", db_default="")
 
     class Meta:
         constraints = [

@@ -1,27 +1,41 @@
 """Nodes a scheduler reports, and what YuniKorn's reads make of them.
 
-quotaweb admits by quota, never by node, and its allocations name no node. A scheduler may still
-tell it the nodes of a partition (``PUT /api/v1/partitions/{p}/nodes``, the whole set at once),
-so that YuniKorn's web UI and clients see the cluster as YuniKorn would show it: the node list
-(``NodeDAOInfo``), the number of nodes, the partition's capacity, and the node utilisation
-buckets (``PartitionNodesUtilDAOInfo``). Stored (``models.Node``), so they survive a restart;
-none until a scheduler reports some.
+quotaweb admits by quota, never by node. A scheduler may still tell it the nodes of a partition
+(``PUT /api/v1/partitions/{p}/nodes``, the whole set at once), and name the node of each
+allocation (its optional ``nodeId``), so that YuniKorn's web UI and clients see the cluster as
+YuniKorn would show it: the node list (``NodeDAOInfo``), the number of nodes, the partition's
+capacity, and the node utilisation buckets (``PartitionNodesUtilDAOInfo``). Stored
+(``models.Node``), so they survive a restart; none until a scheduler reports some.
 
-What a node is used by comes from the scheduler too: ``occupied``, its resources in use. A node's
-``utilized`` (and its utilisation bucket) is occupied over capacity, in integer percent as
-YuniKorn's ``CalculateAbsUsedCapacity`` gives it; ``available`` is capacity minus occupied in the
-types of the capacity. ``allocated`` and ``allocations`` stay empty: no allocation names a node.
+What a node is used by depends on what the scheduler tells:
+
+- once any live allocation of the partition names a node, as YuniKorn: a node's ``allocated``
+  is the sum of the live allocations naming it, ``allocations`` those allocations
+  (``AllocationDAOInfo``, oldest first), ``available`` capacity minus allocated minus
+  ``occupied`` (YuniKorn's occupied: in use by what it did not schedule) in the types of the
+  capacity, ``utilized`` allocated over capacity in integer percent (YuniKorn's
+  ``GetUtilizedResource``: the allocated types of a capacity above 0), and the utilisation
+  buckets follow allocated;
+- while none does, ``occupied`` stands for the node's use: ``available`` is capacity minus
+  occupied, ``utilized`` and the buckets occupied over capacity, ``allocated`` and
+  ``allocations`` are left out.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from math import ceil
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.db import transaction
 from django.utils import timezone
 
+from quotaweb.allocations.applications import (
+    allocation_dao,
+    created_of,
+    oldest_first,
+    resource_sum,
+)
 from quotaweb.allocations.models import Node
 from quotaweb.allocations.requests import (
     ERR_REQUIRED,
@@ -166,12 +180,46 @@ def nodes_capacity(nodes: Iterable[Node]) -> dict[str, int]:
     return total
 
 
-def _available(capacity: Mapping[str, int], occupied: Mapping[str, int]) -> dict[str, int]:
-    return {kind: amount - occupied.get(kind, 0) for kind, amount in capacity.items()}
+class NodeLoad(NamedTuple):
+    """What the live allocations naming one node put on it: their sum and their DAOs."""
+
+    allocated: dict[str, int]
+    allocations: list[dict[str, Any]]
 
 
-def node_dao(node: Node) -> dict[str, Any]:
-    """``NodeDAOInfo``: field order and omission as yunikorn-core's (``omitempty``)."""
+def nodes_load(*, partition: str, node_id: str | None = None) -> dict[str, NodeLoad] | None:
+    """The live allocations of the partition by the node they name (only ``node_id``'s when
+    given); None when no live allocation of the partition names a node (then ``occupied``
+    stands for use). ``UnknownPartition``, ``EngineNotLoaded`` from the gateway."""
+    named = [a for a in engines_get().live_snapshot(partition).allocations if a.node_id]
+    if not named:
+        return None
+    if node_id is not None:
+        named = [a for a in named if a.node_id == node_id]
+    created = created_of(partition, (a.key for a in named))
+    by_node: dict[str, list[Any]] = {}
+    for allocation in oldest_first(named, created):
+        by_node.setdefault(allocation.node_id, []).append(allocation)
+    return {
+        node: NodeLoad(resource_sum(placed), [
+            allocation_dao(partition, a, created.get(a.key)) for a in placed
+        ])
+        for node, placed in by_node.items()
+    }
+
+
+def _used(node: Node, load: dict[str, NodeLoad] | None) -> dict[str, int]:
+    """What the node is used by: its allocations' sum, or its occupied while no allocation of
+    the partition names a node (``load`` None)."""
+    if load is None:
+        return node.occupied
+    found = load.get(node.node_id)
+    return found.allocated if found is not None else {}
+
+
+def node_dao(node: Node, load: dict[str, NodeLoad] | None = None) -> dict[str, Any]:
+    """``NodeDAOInfo``: field order and omission as yunikorn-core's (``omitempty``); ``load``
+    from ``nodes_load`` (None: no allocation names a node)."""
     out: dict[str, Any] = {"nodeID": node.node_id}
     if node.host_name:
         out["hostName"] = node.host_name
@@ -179,16 +227,29 @@ def node_dao(node: Node) -> dict[str, Any]:
         out["rackName"] = node.rack_name
     if node.attributes:
         out["attributes"] = dict(node.attributes)
-    if node.capacity:
-        out["capacity"] = dict(node.capacity)
-    if node.occupied:
-        out["occupied"] = dict(node.occupied)
-    available = _available(node.capacity, node.occupied)
+    capacity, occupied = node.capacity, node.occupied
+    if capacity:
+        out["capacity"] = dict(capacity)
+    used = _used(node, load)
+    if load is not None and used:
+        out["allocated"] = dict(used)
+    if occupied:
+        out["occupied"] = dict(occupied)
+    taken = used if load is None else {
+        kind: used.get(kind, 0) + occupied.get(kind, 0) for kind in capacity
+    }
+    available = {kind: amount - taken.get(kind, 0) for kind, amount in capacity.items()}
     if available:
         out["available"] = available
-    utilized = abs_used_capacity(node.capacity, node.occupied)
+    utilized = abs_used_capacity(capacity, used)
+    if load is not None:
+        # YuniKorn's GetUtilizedResource: only the types of a capacity above 0.
+        utilized = {kind: value for kind, value in utilized.items() if capacity.get(kind, 0) > 0}
     if utilized:
         out["utilized"] = utilized
+    placed = load.get(node.node_id) if load is not None else None
+    if placed is not None and placed.allocations:
+        out["allocations"] = placed.allocations
     out["schedulable"] = True
     out["isReserved"] = False
     return out
@@ -206,8 +267,9 @@ def nodes_utilisation(*, partition: str, cluster_id: str) -> dict[str, Any]:
     """``PartitionNodesUtilDAOInfo``: per resource type that some node has, how many nodes (and
     which) fall in each tenth of utilisation; the types sorted by name."""
     buckets: dict[str, list[list[str]]] = {}
+    load = nodes_load(partition=partition)
     for node in nodes_of(partition=partition):
-        used = abs_used_capacity(node.capacity, node.occupied)
+        used = abs_used_capacity(node.capacity, _used(node, load))
         for kind in node.capacity:
             names = buckets.setdefault(kind, [[] for _ in range(BUCKETS)])
             names[_bucket(used.get(kind))].append(node.node_id)
@@ -228,15 +290,16 @@ def nodes_utilisation(*, partition: str, cluster_id: str) -> dict[str, Any]:
 
 def nodes_utilisation_dominant(*, partition: str) -> dict[str, Any]:
     """YuniKorn's deprecated single-type form (``NodesUtilDAOInfo``): the buckets of the type
-    the partition's nodes use most of (occupied over capacity, summed over the nodes; the first
-    by name on a tie); an empty object without nodes."""
+    the partition's nodes use most of (their use over their capacity, summed over the nodes;
+    the first by name on a tie); an empty object without nodes."""
     found = nodes_of(partition=partition)
     capacity = nodes_capacity(found)
-    occupied: dict[str, int] = {}
+    load = nodes_load(partition=partition)
+    used: dict[str, int] = {}
     for node in found:
-        for kind, amount in node.occupied.items():
-            occupied[kind] = occupied.get(kind, 0) + amount
-    shares = {kind: occupied.get(kind, 0) / cap for kind, cap in capacity.items() if cap}
+        for kind, amount in _used(node, load).items():
+            used[kind] = used.get(kind, 0) + amount
+    shares = {kind: used.get(kind, 0) / cap for kind, cap in capacity.items() if cap}
     if not shares:
         return {}
     dominant = max(sorted(shares), key=lambda kind: shares[kind])

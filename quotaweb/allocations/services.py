@@ -196,20 +196,22 @@ def ledger_restore() -> dict[str, int]:
     restored: dict[str, int] = {}
     skipped = 0
     fields = ("partition", "key", "application_id", "queue_path", "user", "groups", "resource",
-              "group", "priority", "created")
+              "group", "priority", "created", "node_id")
     rows = Allocation.objects.order_by("id").values_list(*fields).iterator(chunk_size=5000)
     by_partition: dict[str, list[LiveAllocation]] = {}
     # When each key was stored: each application's state log starts again from its oldest.
     stored_ns: dict[str, dict[str, int]] = {}
-    for partition, key, application, path, user, groups, resource, group, priority, created in (
-        rows
-    ):
+    for (
+        partition, key, application, path, user, groups, resource, group, priority, created,
+        node_id,
+    ) in rows:
         if partition not in served:
             skipped += 1
             continue
         by_partition.setdefault(partition, []).append(LiveAllocation(
             key=key, application_id=application, queue_path=path, user=user,
             groups=tuple(groups), resource=resource, group=group or None, priority=priority,
+            node_id=node_id,
         ))
         stored_ns.setdefault(partition, {})[key] = nanoseconds(created)
     for partition, allocations in by_partition.items():

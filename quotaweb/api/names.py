@@ -23,6 +23,15 @@ GROUP_NAME_PATTERN = rf"^{GROUP_NAME_RE.pattern}$"
 GROUP_NAMES_PATTERN = rf"^({GROUP_NAME_RE.pattern})?(,({GROUP_NAME_RE.pattern})?)*$"
 
 
+def any_case_pattern(words: tuple[str, ...], *, or_empty: bool = False) -> str:
+    """A pattern matching any of ``words`` (ASCII) in any case (JSON Schema's patterns have no
+    flags), or nothing at all when ``or_empty``."""
+    def any_case(word: str) -> str:
+        return "".join(f"[{c.upper()}{c}]" if c.isalpha() else c for c in word)
+
+    return f"^({'|'.join(any_case(word) for word in words)}){'?' if or_empty else ''}$"
+
+
 def pattern_string(pattern: str, **more: Any) -> dict[str, Any]:
     return {"type": "string", "pattern": pattern, **more}
 

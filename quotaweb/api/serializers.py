@@ -426,10 +426,16 @@ class PartitionQueueSerializer(QueueNodeSerializer):
     currentPriority = serializers.IntegerField(
         help_text="highest priority of pending requests; int32's minimum without any"
     )
+    sortingPolicy = serializers.CharField(
+        required=False, help_text="\"fair\" for a parent; a leaf's application.sort.policy, "
+        "\"fifo\" unless \"fair\""
+    )
     prioritySorting = serializers.BooleanField()
     preemptionEnabled = serializers.BooleanField()
     isPreemptionFence = serializers.BooleanField()
-    preemptionDelay = serializers.CharField(required=False)
+    preemptionDelay = serializers.CharField(
+        required=False, help_text="as Go writes a duration (\"30s\", \"1m0s\")"
+    )
     isPriorityFence = serializers.BooleanField()
     priorityOffset = serializers.IntegerField(required=False)
 
@@ -483,6 +489,7 @@ class AllocationInfoSerializer(serializers.Serializer):
     allocationTime = serializers.IntegerField(required=False, help_text="nanoseconds")
     resource = _resource_map(required=False)
     priority = serializers.CharField(help_text="as the scheduler sent it; \"0\" without one")
+    nodeId = serializers.CharField(required=False, help_text="the node the scheduler named")
     applicationId = serializers.CharField(required=False)
     partition = serializers.CharField(required=False)
     queueName = serializers.CharField(required=False)
@@ -531,17 +538,26 @@ class SchedulerHealthSerializer(serializers.Serializer):
 
 
 class NodeInfoSerializer(serializers.Serializer):
-    """``NodeDAOInfo`` of a node a scheduler reported (``allocated`` and ``allocations`` never:
-    no allocation names a node)."""
+    """``NodeDAOInfo`` of a node a scheduler reported. Once live allocations of the partition
+    name their node (``nodeId``), ``allocated`` and ``allocations`` are theirs and use follows
+    them; until then ``occupied`` stands for use (``allocations.nodes``)."""
 
     nodeID = serializers.CharField()
     hostName = serializers.CharField(required=False)
     rackName = serializers.CharField(required=False)
     attributes = serializers.DictField(child=serializers.CharField(), required=False)
     capacity = _resource_map(required=False)
+    allocated = _resource_map(required=False, help_text="the sum of the node's allocations")
     occupied = _resource_map(required=False)
-    available = _resource_map(required=False, help_text="capacity minus occupied")
-    utilized = _resource_map(required=False, help_text="integer percent of capacity occupied")
+    available = _resource_map(
+        required=False, help_text="capacity minus allocated minus occupied (minus occupied "
+        "alone while no allocation names a node)",
+    )
+    utilized = _resource_map(
+        required=False, help_text="integer percent of capacity allocated (occupied while no "
+        "allocation names a node)",
+    )
+    allocations = AllocationInfoSerializer(many=True, required=False)
     schedulable = serializers.BooleanField()
     isReserved = serializers.BooleanField()
 

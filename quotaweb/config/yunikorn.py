@@ -21,17 +21,20 @@ this adds, per node, what YuniKorn's DAO carries and quotaweb can fill truthfull
 - the fields YuniKorn always sends: ``currentPriority`` (the highest priority of the queue's
   pending requests, int32's minimum when it has none, as YuniKorn starts it: quotaweb never has
   pending requests), and from the queue's properties as YuniKorn reads them,
-  ``prioritySorting`` (``application.sort.priority``, on unless "disabled"),
+  ``sortingPolicy`` ("fair" for a parent; a leaf's ``application.sort.policy``, "fifo" unless
+  "fair"), ``prioritySorting`` (``application.sort.priority``, on unless "disabled"),
   ``preemptionEnabled`` and ``isPreemptionFence`` (``preemption.policy``: "disabled" or
   "fence"), ``isPriorityFence`` (``priority.policy`` "fence"), ``preemptionDelay``
-  (``preemption.delay``, YuniKorn's 30s by default) and ``priorityOffset``
-  (``priority.offset``, left out at 0). quotaweb itself neither sorts nor preempts: these say
-  what the configuration asks of a YuniKorn scheduler.
+  (``preemption.delay`` read as a Go duration and written as Go writes one, ``1m`` as "1m0s";
+  YuniKorn's 30s when absent, unreadable or not above 0; ``go_duration``) and
+  ``priorityOffset`` (``priority.offset``, left out at 0). quotaweb itself neither sorts nor
+  preempts: these say what the configuration asks of a YuniKorn scheduler.
 
-Omitted as YuniKorn's ``omitempty`` omits them when empty, or because quotaweb has nothing true
-to put there: ``pendingResource`` and ``preemptingResource`` (no pending requests, no
-preemption), ``allocatingAcceptedApps``, ``sortingPolicy``. ``runningApps`` stays present at 0,
-as this API has always answered it.
+Omitted as YuniKorn's ``omitempty`` omits them when empty: ``pendingResource`` and
+``preemptingResource`` (quotaweb has no pending requests and never preempts) and
+``allocatingAcceptedApps`` (an application is accepted and running at its first allocation, so
+none is ever accepted and allocating). ``runningApps`` stays present at 0, as this API has
+always answered it.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from quotaweb.config.go_duration import DurationInvalid, go_duration_parse, go_duration_text
 from quotaweb.config.queue_tree import partition_queues
 from quotaweb.config.selectors import active_version, version_model
 from quotaweb.engine.gateway import engines_get
@@ -49,8 +53,10 @@ from trackers.resources import INT64_MAX, component_min, parse_resource_map
 STATUS_ACTIVE = "Active"
 INT64_MIN = -(2**63)
 INT32_MIN = -(2**31)
-# YuniKorn's preemption delay when a queue's properties set none.
+# YuniKorn's preemption delay when a queue's properties set none (or none it can read).
 DEFAULT_PREEMPTION_DELAY = "30s"
+# YuniKorn's application sorting policies: a leaf's default, and parents' always.
+SORT_FIFO, SORT_FAIR = "fifo", "fair"
 # What YuniKorn reports for a partition without a node sorting policy of its own.
 DEFAULT_NODE_SORT_TYPE = "fair"
 DEFAULT_RESOURCE_WEIGHTS = {"memory": 1.0, "vcore": 1.0}
@@ -127,17 +133,19 @@ def _template_info(template: ChildTemplate | None) -> dict[str, Any] | None:
     return out or None
 
 
-def _policies(properties: Mapping[str, str]) -> dict[str, Any]:
-    """The priority and preemption fields of ``PartitionQueueDAOInfo`` that YuniKorn derives
-    from a queue's properties (unknown values read as the default, as YuniKorn does)."""
-    lowered = {key.lower(): str(value).strip().lower() for key, value in properties.items()}
+def _policies(properties: Mapping[str, str], *, is_leaf: bool) -> dict[str, Any]:
+    """The sorting, priority and preemption fields of ``PartitionQueueDAOInfo`` that YuniKorn
+    derives from a queue's properties (unknown values read as the default, as YuniKorn does)."""
+    raw = {key.lower(): str(value) for key, value in properties.items()}
+    lowered = {key: value.strip().lower() for key, value in raw.items()}
     preemption = lowered.get("preemption.policy", "default")
     out: dict[str, Any] = {
         "currentPriority": INT32_MIN,
+        "sortingPolicy": _sorting_policy(lowered.get("application.sort.policy"), is_leaf),
         "prioritySorting": lowered.get("application.sort.priority", "enabled") != "disabled",
         "preemptionEnabled": preemption != "disabled",
         "isPreemptionFence": preemption == "fence",
-        "preemptionDelay": lowered.get("preemption.delay") or DEFAULT_PREEMPTION_DELAY,
+        "preemptionDelay": preemption_delay(raw.get("preemption.delay")),
         "isPriorityFence": lowered.get("priority.policy", "default") == "fence",
     }
     try:
@@ -147,6 +155,26 @@ def _policies(properties: Mapping[str, str]) -> dict[str, Any]:
     if offset and INT32_MIN <= offset <= -INT32_MIN - 1:
         out["priorityOffset"] = offset
     return out
+
+
+def _sorting_policy(policy: str | None, is_leaf: bool) -> str:
+    """YuniKorn's ``sortingPolicy``: a parent queue sorts its children fairly; a leaf sorts its
+    applications as ``application.sort.policy`` says, ``fifo`` unless it says ``fair``."""
+    if not is_leaf:
+        return SORT_FAIR
+    return SORT_FAIR if policy == SORT_FAIR else SORT_FIFO
+
+
+def preemption_delay(value: str | None) -> str:
+    """YuniKorn's ``preemptionDelay``: the property read as Go reads a duration, written as Go
+    writes one (``1m`` is ``1m0s``); YuniKorn's default when absent, unreadable or not above 0."""
+    if value is None:
+        return DEFAULT_PREEMPTION_DELAY
+    try:
+        nanoseconds = go_duration_parse(value)
+    except DurationInvalid:
+        return DEFAULT_PREEMPTION_DELAY
+    return go_duration_text(nanoseconds) if nanoseconds > 0 else DEFAULT_PREEMPTION_DELAY
 
 
 class _Builder:
@@ -209,7 +237,7 @@ class _Builder:
         if "maxRunningApps" in node:
             out["maxRunningApps"] = node["maxRunningApps"]
         out["runningApps"] = node.get("runningApps", 0)
-        out.update(_policies(node.get("properties", {})))
+        out.update(_policies(node.get("properties", {}), is_leaf=is_leaf))
         return out, headroom, template
 
 

@@ -113,6 +113,10 @@ class ApplicationStates:
         """How many completed lives are kept."""
         return len(self._completed)
 
+    def completed_ids(self) -> list[str]:
+        """The applications of the completed lives kept, the oldest completion first."""
+        return list(self._completed)
+
     def life(self, application_id: str) -> ApplicationLife | None:
         """The application's current life (running) or its last completed one; None if
         neither is known."""

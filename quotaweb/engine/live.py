@@ -58,11 +58,15 @@ class LiveAllocation(NamedTuple):
     # As the scheduler sent it (YuniKorn's int32 priority); 0 when it sent none. Shown, never
     # used for admission.
     priority: int = 0
+    # The node the scheduler placed it on, as it sent it ("" when it named none). Shown in the
+    # YuniKorn reads (the allocation's ``nodeId``, the node's allocations), never used for
+    # admission.
+    node_id: str = ""
 
     def with_group(self, group: str | None) -> LiveAllocation:
         if group == self.group:
             return self
-        return named_tuple(LiveAllocation, (*self[:6], group, self[7]))
+        return named_tuple(LiveAllocation, (*self[:6], group, *self[7:]))
 
     def same_request(self, other: LiveAllocation) -> bool:
         """Whether ``other`` asks for exactly this allocation (a retry, not a new request)."""
@@ -72,6 +76,7 @@ class LiveAllocation(NamedTuple):
             and self.user == other.user
             and tuple(self.groups) == tuple(other.groups)
             and self.priority == other.priority
+            and self.node_id == other.node_id
             and {k: v for k, v in self.resource.items() if v}
             == {k: v for k, v in other.resource.items() if v}
         )
@@ -161,6 +166,11 @@ class EventLog:
         """How many completed applications are kept (``app_states.COMPLETED_KEPT`` at most)."""
         with self._lock:
             return self._applications.completed()
+
+    def completed_application_ids(self) -> list[str]:
+        """The completed applications kept, the oldest completion first."""
+        with self._lock:
+            return self._applications.completed_ids()
 
     def application(self, application_id: str) -> ApplicationLife | None:
         """The application's current or last completed life (``app_states``)."""

@@ -150,6 +150,9 @@ class EngineReads:
     def completed_applications(self, partition: str) -> int:
         return self._slot(partition).events.completed_applications()
 
+    def completed_application_ids(self, partition: str) -> list[str]:
+        return self._slot(partition).events.completed_application_ids()
+
     def application_life(self, partition: str, application_id: str) -> ApplicationLife | None:
         """The application's state changes (``app_states``): its current life, or its last
         completed one; None when neither is known."""

@@ -45,6 +45,7 @@ _GOOD = {
     "user": _GOOD_TEXT, "groups": st.lists(_GOOD_TEXT, max_size=2),
     "resource": st.dictionaries(_GOOD_TEXT, st.integers(0, MAX_QUANTITY), max_size=2),
     "priority": st.one_of(st.integers(-3, 3), st.sampled_from([MIN_PRIORITY, MAX_PRIORITY])),
+    "nodeId": st.one_of(_GOOD_TEXT, st.just("n" * MAX_TEXT)),
 }
 _BAD = {
     **{name: st.one_of(_TEXTS, _ANY) for name in ("allocationKey", "applicationId", "queuePath",
@@ -54,6 +55,7 @@ _BAD = {
     "resource": _RESOURCES,
     "priority": st.one_of(_ANY, st.floats(-1, 1),
                           st.sampled_from([MIN_PRIORITY - 1, MAX_PRIORITY + 1, "1"])),
+    "nodeId": st.one_of(_TEXTS, _ANY),
 }
 # Keys an allocation does not have: typos, other cases, the batch's own, anything.
 _UNKNOWN = st.dictionaries(
@@ -86,6 +88,7 @@ def test_a_body_is_refused_exactly_when_an_error_names_one_of_its_fields(data):
     assert allocation_request(data, at="x.") == (
         data["allocationKey"], data["applicationId"], data["queuePath"], data["user"],
         tuple(data.get("groups", [])), data["resource"], None, data.get("priority", 0),
+        data.get("nodeId", ""),
     )
 
 

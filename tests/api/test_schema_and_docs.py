@@ -28,7 +28,8 @@ def test_the_schema_lists_the_allocation_endpoints(client):
     request = paths["/api/v1/partitions/{partition}/allocations"]["post"]["requestBody"]
     ref = request["content"]["application/json"]["schema"]["$ref"].rsplit("/", 1)[-1]
     assert set(schema["components"]["schemas"][ref]["properties"]) == {
-        "allocationKey", "applicationId", "queuePath", "user", "groups", "resource", "priority"
+        "allocationKey", "applicationId", "queuePath", "user", "groups", "resource", "priority",
+        "nodeId",
     }
 
 

@@ -16,6 +16,8 @@ READS = [
     "/ws/v1/partition/default/queue/root.eng/applications",
     "/ws/v1/partition/default/queue/root.eng/application/app-1",
     "/ws/v1/partition/default/application/app-1",
+    "/ws/v1/partition/default/applications/active",
+    "/ws/v1/partition/default/applications/completed",
     "/ws/v1/partition/default/nodes",
     "/ws/v1/scheduler/node-utilizations",
     "/ws/v1/history/apps",

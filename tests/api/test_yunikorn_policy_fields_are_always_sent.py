@@ -69,7 +69,8 @@ def test_every_queue_carries_the_policy_fields(admin_api, viewer_token, db):
     assert (fenced["isPreemptionFence"], fenced["isPriorityFence"]) == (True, True)
     assert fenced["preemptionEnabled"] is True
     assert fenced["priorityOffset"] == -5
-    assert fenced["preemptionDelay"] == "1m"
+    # Written as Go writes a duration (its own test: test_preemption_delay_is_a_go_duration).
+    assert fenced["preemptionDelay"] == "1m0s"
     assert (unsorted["prioritySorting"], unsorted["preemptionEnabled"]) == (False, False)
     assert root["prioritySorting"] is True
     assert root["preemptionDelay"] == "30s"

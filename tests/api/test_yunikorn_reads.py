@@ -9,7 +9,7 @@ import yaml
 from quotaweb.config.services import config_apply
 from quotaweb.engine.gateway import engines_load
 from tests.api.allocation_support import GiB, allocate
-from tests.api.yunikorn_support import QUEUE_POLICIES
+from tests.api.yunikorn_support import LEAF_POLICIES, PARENT_POLICIES
 from tests.configs import SMALL_YAML, TREE_YAML
 
 pytestmark = pytest.mark.django_db
@@ -56,7 +56,7 @@ def test_queue_tree_has_configured_values_in_base_units_and_usage_over_all_users
         "allocatedResource": {"memory": 32 * GiB + 5, "vcore": 2000},
         "isLeaf": False, "isManaged": True,
         "childNames": ["root.eng", "root.web"],
-        "runningApps": 4, **QUEUE_POLICIES,
+        "runningApps": 4, **PARENT_POLICIES,
         "children": [
             {
                 "queuename": "root.eng", "status": "Active", "partition": "default",
@@ -68,7 +68,7 @@ def test_queue_tree_has_configured_values_in_base_units_and_usage_over_all_users
                 "isLeaf": True, "isManaged": True, "parent": "root",
                 "absUsedCapacity": {"memory": 32, "vcore": 2},
                 "maxRunningApps": 10,
-                "runningApps": 3, **QUEUE_POLICIES,
+                "runningApps": 3, **LEAF_POLICIES,
                 "properties": {"application.sort.policy": "fifo"},
             },
             {
@@ -76,13 +76,13 @@ def test_queue_tree_has_configured_values_in_base_units_and_usage_over_all_users
                 "allocatedResource": {"memory": 5},
                 "isLeaf": False, "isManaged": True, "parent": "root",
                 "childNames": ["root.web.dyn"],
-                "runningApps": 1, **QUEUE_POLICIES,
+                "runningApps": 1, **PARENT_POLICIES,
                 "children": [
                     # A dynamic queue (not configured) is shown while it has usage.
                     {"queuename": "root.web.dyn", "status": "Active", "partition": "default",
                      "allocatedResource": {"memory": 5},
                      "isLeaf": True, "isManaged": False, "parent": "root.web",
-                     "runningApps": 1, **QUEUE_POLICIES},
+                     "runningApps": 1, **LEAF_POLICIES},
                 ],
             },
         ],
@@ -95,11 +95,11 @@ def test_an_idle_queue_omits_empty_fields_but_keeps_running_apps(viewer_token, a
     assert tree == {
         "queuename": "root", "status": "Active", "partition": "gpu",
         "isLeaf": False, "isManaged": True, "childNames": ["root.training"], "runningApps": 0,
-        **QUEUE_POLICIES,
+        **PARENT_POLICIES,
         "children": [{
             "queuename": "root.training", "status": "Active", "partition": "gpu",
             "isLeaf": True, "isManaged": True, "parent": "root", "runningApps": 0,
-            **QUEUE_POLICIES,
+            **LEAF_POLICIES,
         }],
     }
 

@@ -13,6 +13,10 @@ QUEUE_POLICIES = {
     "currentPriority": -(2**31), "prioritySorting": True, "preemptionEnabled": True,
     "isPreemptionFence": False, "preemptionDelay": "30s", "isPriorityFence": False,
 }
+# With YuniKorn's sorting policy: a parent sorts its children fairly, a leaf its applications
+# first in, first out unless its properties say "fair".
+PARENT_POLICIES = {**QUEUE_POLICIES, "sortingPolicy": "fair"}
+LEAF_POLICIES = {**QUEUE_POLICIES, "sortingPolicy": "fifo"}
 
 # root.org caps memory and vcore and gives its dynamic children a template; root.org.team is a
 # parent without a max or template of its own (it inherits org's); root.org.team.leaf caps

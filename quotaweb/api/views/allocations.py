@@ -77,6 +77,11 @@ class AllocationIn(StrictSerializer):
         help_text="YuniKorn's allocation priority, shown in the /ws/v1 reads (0 when left out); "
         "not used for admission",
     )
+    nodeId = serializers.CharField(
+        required=False, max_length=services.MAX_TEXT,
+        help_text="the node the scheduler placed the allocation on, shown in the /ws/v1 reads "
+        "(the allocation's nodeId, the node's allocated and allocations); not used for admission",
+    )
 
 
 class AllocationOut(serializers.Serializer):

@@ -44,10 +44,20 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from quotaweb.accounts.roles import is_viewer
-from quotaweb.allocations.applications import application_of, applications_in_queue
+from quotaweb.allocations.applications import (
+    ACTIVE_STATUSES,
+    APP_STATE_ACTIVE,
+    APP_STATE_COMPLETED,
+    APP_STATE_REJECTED,
+    ApplicationStateInvalid,
+    application_of,
+    applications_in_queue,
+    applications_in_state,
+)
 from quotaweb.allocations.nodes import (
     node_dao,
     node_of,
+    nodes_load,
     nodes_of,
     nodes_utilisation,
     nodes_utilisation_dominant,
@@ -57,7 +67,9 @@ from quotaweb.api.names import (
     GROUP_NAME_PATTERN,
     QUEUE_NAMES_PATTERN,
     USER_NAME_PATTERN,
+    any_case_pattern,
     path_parameter,
+    pattern_string,
 )
 from quotaweb.api.parsers import AnyTextParser
 from quotaweb.api.permissions import PublicReadOrViewer
@@ -263,6 +275,38 @@ class QueueApplicationsView(YunikornView):
         return Response(applications_in_queue(partition=name, queue_path=queue_path))
 
 
+class ApplicationsInStateView(YunikornView):
+    """YuniKorn's applications of a partition by state: ``active`` (with live allocations;
+    ``?status=`` keeps those in one active state), ``completed`` (the newest kept) or
+    ``rejected`` (always none here); any case."""
+
+    @extend_schema(parameters=[
+        path_parameter(
+            "state", any_case_pattern((APP_STATE_ACTIVE, APP_STATE_COMPLETED, APP_STATE_REJECTED)),
+            f"{APP_STATE_ACTIVE}, {APP_STATE_COMPLETED} or {APP_STATE_REJECTED} (any case); 400 "
+            "for another",
+        ),
+        OpenApiParameter(
+            "status", pattern_string(any_case_pattern(ACTIVE_STATUSES, or_empty=True)),
+            description=(
+                f"active applications in this state only: {', '.join(ACTIVE_STATUSES)} (any "
+                "case); 400 for another. Read for the active state only, as YuniKorn reads it"
+            ),
+        ),
+    ], responses={200: ApplicationInfoSerializer(many=True), **_errors(
+        e400="an unknown state or status", e404=_NO_PARTITION, e503=_STARTING,
+    )})
+    def get(self, request: Request, partition: str, state: str) -> Response:
+        name = _known_partition(partition)
+        try:
+            found = applications_in_state(
+                partition=name, state=state, status=request.query_params.get("status", "")
+            )
+        except ApplicationStateInvalid as error:
+            raise bad_request(str(error)) from None
+        return Response(found)
+
+
 class QueueApplicationView(YunikornView):
     @extend_schema(parameters=[_QUEUE_PARAMETER], responses={
         200: ApplicationInfoSerializer, **_errors(
@@ -303,7 +347,8 @@ class NodesView(YunikornView):
                               **_errors(e404=_NO_PARTITION, e503=_STARTING)})
     def get(self, request: Request, partition: str) -> Response:
         name = _known_partition(partition)
-        return Response([node_dao(node) for node in nodes_of(partition=name)])
+        load = nodes_load(partition=name)
+        return Response([node_dao(node, load) for node in nodes_of(partition=name)])
 
 
 class NodeView(YunikornView):
@@ -315,7 +360,7 @@ class NodeView(YunikornView):
         found = node_of(partition=name, node_id=node)
         if found is None:
             raise not_found(ERR_NODE_NOT_FOUND)
-        return Response(node_dao(found))
+        return Response(node_dao(found, nodes_load(partition=name, node_id=found.node_id)))
 
 
 class NodeUtilizationsView(YunikornView):
@@ -505,6 +550,8 @@ urlpatterns = [
          QueueApplicationView.as_view(), name="yunikorn-queue-application"),
     path("partition/<str:partition>/queue/<path:queue>", QueueView.as_view(),
          name="yunikorn-queue"),
+    path("partition/<str:partition>/applications/<str:state>", ApplicationsInStateView.as_view(),
+         name="yunikorn-applications-in-state"),
     path("partition/<str:partition>/application/<path:application>",
          ApplicationView.as_view(), name="yunikorn-application"),
     path("partition/<str:partition>/nodes", NodesView.as_view(), name="yunikorn-nodes"),
