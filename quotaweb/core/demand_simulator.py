@@ -14,6 +14,7 @@ import random
 
 from django.db import DatabaseError
 
+from quotaweb.core.pacing import Pace
 from quotaweb.elastic.services import elastic_demand_set
 from quotaweb.engine.gateway import EngineNotLoaded, UnknownPartition, engines_get
 from trackers import InvalidRequest, QuantityError
@@ -32,23 +33,16 @@ class DemandSimulator:
     def __init__(self, *, rate: float = DEFAULT_DEMAND_RATE, seed: int | None = None) -> None:
         self.rate = rate
         self.rng = random.Random(seed)
-        self.next_at: float | None = None
+        self.pace = Pace(rate)
         self.reports = 0
 
     def step(self, now: float) -> None:
-        if self.next_at is None:
-            # The first operation one interval after the start: a server stopped at once
-            # (a failed bind, a test) never writes.
-            self.next_at = now + 1.0 / self.rate
-        while self.next_at <= now:
-            self.next_at += 1.0 / self.rate
+        for _ in self.pace.due(now):
             try:
                 self._report()
             except (InvalidRequest, QuantityError, DatabaseError, EngineNotLoaded,
                     UnknownPartition) as error:
                 logger.info(LOG_REFUSED, error)
-            if now - self.next_at > 1.0:  # after a stall, resume at the rate, no flood
-                self.next_at = now
 
     def _leaves(self, partition: str) -> list[tuple[str, dict[str, int]]]:
         """The leaf queues with a max (the ones that take part in sharing), with that max."""

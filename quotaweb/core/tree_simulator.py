@@ -25,6 +25,7 @@ from django.db import DatabaseError, connections
 
 from quotaweb.core.demand_simulator import DemandSimulator
 from quotaweb.core.ownership import Ownership
+from quotaweb.core.pacing import Pace
 from quotaweb.core.simulator import drive
 from quotaweb.engine.quotatrees import TreesNotLoaded, trees_get
 from quotaweb.quotatrees.models import Placement
@@ -81,7 +82,7 @@ class TreeSimulator:
     def __init__(self, *, rate: float = DEFAULT_TREE_RATE, seed: int | None = None) -> None:
         self.rate = rate
         self.rng = random.Random(seed)
-        self.next_at: float | None = None
+        self.pace = Pace(rate)
         self.counter = 0
         # (consumer, tree or None, forest or None), oldest first
         self.live: deque[tuple[str, str | None, str | None]] = deque()
@@ -102,18 +103,11 @@ class TreeSimulator:
                 self.counter = max(self.counter, int(number))
 
     def step(self, now: float) -> None:
-        if self.next_at is None:
-            # The first operation one interval after the start: a server stopped at once
-            # (a failed bind, a test) never writes.
-            self.next_at = now + 1.0 / self.rate
-        while self.next_at <= now:
-            self.next_at += 1.0 / self.rate
+        for _ in self.pace.due(now):
             try:
                 self._operate()
             except (QuotaTreeError, TreeRejected, DatabaseError, TreesNotLoaded) as error:
                 logger.info(LOG_REFUSED, "an operation", error)
-            if now - self.next_at > 1.0:  # after a stall, resume at the rate, no flood
-                self.next_at = now
 
     def _operate(self) -> None:
         below = len(self.live) < TARGET_LIVE
