@@ -42,7 +42,7 @@ Row = TypeVar("Row")
 class Group(Generic[Row]):
     """Rows committed in one transaction; ``done`` once written or failed (``error``)."""
 
-    __slots__ = ("done", "due", "error", "keys", "rows")
+    __slots__ = ("done", "due", "error", "keys", "on_loop", "rows")
 
     def __init__(self) -> None:
         self.rows: list[Row] = []
@@ -52,6 +52,8 @@ class Group(Generic[Row]):
         # When the earliest of its callers' budgets ends (None: none has one); its write is
         # given up on by then, so no caller waits for it much past its own budget.
         self.due: float | None = None
+        # The futures of its callers on an event loop (``Commits.outcome_on_loop``).
+        self.on_loop: list[asyncio.Future[None]] | None = None
 
 
 class Sides(NamedTuple, Generic[Row]):
@@ -83,6 +85,11 @@ class Commits(Generic[Row]):
         self._pending: dict[str, Group[Row]] = {}
         # Called when the group being written finishes (each waits for one finish only).
         self._wakers: list[Callable[[], None]] = []
+        # The loop's writer of groups, while one runs (``outcome_on_loop``), and the sides
+        # it writes the next group with. Touched on the loop's thread only.
+        self._driving = False
+        self._drive_task: asyncio.Task[None] | None = None
+        self._loop_sides: LoopSides[Row] | None = None
 
     def add(self, key: str, row: Row, *, due: float | None = None) -> Group[Row]:
         """Put an admitted row in the open group (under the partition's lock, so in the
@@ -130,8 +137,11 @@ class Commits(Generic[Row]):
                 if pending.get(key) is group:
                     del pending[key]
             wakers, self._wakers = self._wakers, []
+            on_loop, group.on_loop = group.on_loop, None
         for wake in wakers:
             wake()
+        if on_loop:
+            _settle_all(on_loop)
 
     def see_through(self, group: Group[Row], sides: Sides[Row]) -> None:
         """In a thread: lead or wait for writes until ``group`` is done (its ``error`` set if
@@ -154,23 +164,59 @@ class Commits(Generic[Row]):
         sides.committed(group.rows)
         self.finish(group, None)
 
-    async def see_through_on_loop(self, group: Group[Row], sides: LoopSides[Row]) -> None:
-        """``see_through`` for a caller on an event loop, its writes awaited there."""
-        while not group.done:
-            leading = self.lead()
-            if leading is None:
-                waiting = self.wait_on_loop(group)
-                if waiting is not None:
-                    await waiting
-                continue
-            try:
-                await sides.write(leading.rows, leading.due)
-            except BaseException as error:
-                await sides.undo(leading.rows)
-                self.finish(leading, error)
-            else:
-                sides.committed(leading.rows)
-                self.finish(leading, None)
+    def outcome_on_loop(self, group: Group[Row], sides: LoopSides[Row]) -> Awaitable[None]:
+        """For a caller on an event loop: what to await for ``group``'s outcome (its ``error``
+        set if its write failed). Cancelling the awaiting caller cancels only its own wait.
+
+        The loop's groups are written by one task per partition, the *drive* (started here
+        when none runs), which leads each open group in turn until none is left; ``sides``, the
+        latest caller's, are what it writes the next group with. Each caller waits on a future
+        of its own, set once when its group finishes: where every caller used to lead or wait
+        for the write under way, then for its own group's, with a task, two futures and two
+        wake-ups through the loop's self-pipe each, a group now costs its callers one future
+        apiece and one wake-up."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[None] = loop.create_future()
+        with self._lock:
+            if group.done:
+                future.set_result(None)
+                return future
+            if group.on_loop is None:
+                group.on_loop = []
+            group.on_loop.append(future)
+        self._loop_sides = sides
+        if not self._driving:
+            self._driving = True
+            # Referenced until it ends: the loop itself keeps only weak references to tasks.
+            self._drive_task = loop.create_task(self._drive())
+        return future
+
+    async def _drive(self) -> None:
+        """Lead the open groups one after another on the loop (``outcome_on_loop``); wait for a
+        write under way elsewhere (a thread's) first. Ends when nothing is left open."""
+        try:
+            while True:
+                leading = self.lead()
+                if leading is None:
+                    if self._open is None:
+                        return
+                    waiting = self.wait_on_loop()
+                    if waiting is not None:
+                        await waiting
+                    continue
+                sides = self._loop_sides
+                assert sides is not None
+                try:
+                    await sides.write(leading.rows, leading.due)
+                except BaseException as error:
+                    await sides.undo(leading.rows)
+                    self.finish(leading, error)
+                else:
+                    sides.committed(leading.rows)
+                    self.finish(leading, None)
+        finally:
+            self._driving = False
+            self._drive_task = None
 
     def wait(self, group: Group[Row] | None = None, *, timeout: float | None = None) -> bool:
         """In a thread: wait until the write under way finishes (at once when none is, or when
@@ -189,13 +235,13 @@ class Commits(Generic[Row]):
         with self._lock:
             return set(self._pending)
 
-    def wait_on_loop(self, group: Group[Row]) -> asyncio.Future[None] | None:
-        """``wait`` for a caller on an event loop: a future to await, or None if there is
-        nothing to wait for. Set from whichever thread finishes the write."""
+    def wait_on_loop(self) -> asyncio.Future[None] | None:
+        """``wait`` on an event loop: a future set when the write under way finishes, or None
+        if none is. Set from whichever thread finishes the write."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[None] = loop.create_future()
         with self._lock:
-            if self._writing is None or group.done:
+            if self._writing is None:
                 return None
             self._wakers.append(lambda: _wake_on(loop, future))
         return future
@@ -210,3 +256,25 @@ def _wake_on(loop: asyncio.AbstractEventLoop, future: asyncio.Future[None]) -> N
 def _settle(future: asyncio.Future[None]) -> None:
     if not future.done():
         future.set_result(None)
+
+
+def _settle_all(futures: list[asyncio.Future[None]]) -> None:
+    """Set a group's loop futures: at once on their loop's own thread (the drive finishing the
+    group), else with one call through the loop's self-pipe for them all."""
+    loop = futures[0].get_loop()
+    try:
+        here = asyncio.get_running_loop() is loop
+    except RuntimeError:
+        here = False
+    if here:
+        _settle_each(futures)
+        return
+    # A closed loop refuses the call: nobody awaits the futures any more.
+    with contextlib.suppress(RuntimeError):
+        loop.call_soon_threadsafe(_settle_each, futures)
+
+
+def _settle_each(futures: list[asyncio.Future[None]]) -> None:
+    for future in futures:
+        if not future.done():  # its caller was cancelled
+            future.set_result(None)

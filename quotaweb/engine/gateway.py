@@ -403,9 +403,10 @@ class Gateway(EngineReads):
         The partition's lock is only tried, never waited for: None when it is held (by a
         batch, a release, an apply, a thread's admission) or when the key's row is still being
         written, and the caller takes ``allocate`` in a thread instead, which may wait. The
-        lock covers only the admission; the commit is awaited outside it. Seeing the group
-        through runs as a task of its own that a cancelled caller does not stop: a write cut
-        off midway could commit after its undo, and the group's other rows need a leader.
+        lock covers only the admission; the commit is awaited outside it. The groups are
+        written by a task of their own (``Commits.outcome_on_loop``) that a cancelled caller
+        does not stop: a write cut off midway could commit after its undo, and the group's
+        other rows need it written.
         """
         slot = self._slot(partition)
         if not slot.lock.acquire(blocking=False):
@@ -427,7 +428,7 @@ class Gateway(EngineReads):
         sides = LoopSides(
             write_group, partial(self._undo_on_loop, slot), partial(self._committed, slot)
         )
-        await asyncio.shield(slot.commits.see_through_on_loop(group, sides))
+        await slot.commits.outcome_on_loop(group, sides)
         if group.error is not None:
             raise group.error
         return outcome
