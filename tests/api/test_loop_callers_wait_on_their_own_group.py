@@ -1,0 +1,152 @@
+"""Group commit on the event loop (``Commits.outcome_on_loop``): one task per partition writes
+the open groups one after another, and each caller waits only for its own group's outcome.
+A caller that is cancelled stops its own wait, never the write nor the others' answers."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import pytest
+
+from quotaweb.engine.commits import Commits, LoopSides
+
+
+class Ledger:
+    """Sides whose writes the test releases one at a time, recording each group written."""
+
+    def __init__(self, *, fail: set[str] | None = None) -> None:
+        self.written: list[list[str]] = []
+        self.undone: list[list[str]] = []
+        self.committed: list[list[str]] = []
+        self.fail = fail or set()
+        self.gate = asyncio.Event()
+
+    async def write(self, rows: list[str], due: float | None) -> None:
+        await self.gate.wait()
+        self.gate.clear()
+        self.written.append(list(rows))
+        if self.fail & set(rows):
+            raise RuntimeError("write failed")
+
+    async def undo(self, rows: list[str]) -> None:
+        self.undone.append(list(rows))
+
+    def sides(self) -> LoopSides[str]:
+        return LoopSides(self.write, self.undo, lambda rows: self.committed.append(list(rows)))
+
+
+async def _settle() -> None:
+    for _ in range(5):
+        await asyncio.sleep(0)
+
+
+def test_groups_are_written_in_order_and_each_caller_answers_with_its_own():
+    async def scenario() -> None:
+        commits: Commits[str] = Commits()
+        ledger = Ledger()
+        first = commits.add("a", "a")
+        waits = {"a": asyncio.ensure_future(commits.outcome_on_loop(first, ledger.sides()))}
+        await _settle()  # "a" is being written; these join the next group
+        for key in ("b", "c"):
+            group = commits.add(key, key)
+            waits[key] = asyncio.ensure_future(commits.outcome_on_loop(group, ledger.sides()))
+        await _settle()
+        assert not any(wait.done() for wait in waits.values())
+        ledger.gate.set()
+        await waits["a"]
+        await _settle()
+        assert ledger.written == [["a"]]
+        assert not waits["b"].done()
+        assert not waits["c"].done()
+        ledger.gate.set()
+        await asyncio.gather(waits["b"], waits["c"])
+        assert ledger.written == [["a"], ["b", "c"]]
+        assert ledger.committed == [["a"], ["b", "c"]]
+        assert commits.idle()
+
+    asyncio.run(scenario())
+
+
+def test_a_cancelled_caller_stops_neither_the_write_nor_the_others():
+    async def scenario() -> None:
+        commits: Commits[str] = Commits()
+        ledger = Ledger()
+        group = commits.add("a", "a")
+        commits.add("b", "b")
+        leaving = asyncio.ensure_future(commits.outcome_on_loop(group, ledger.sides()))
+        staying = asyncio.ensure_future(commits.outcome_on_loop(group, ledger.sides()))
+        await _settle()
+        leaving.cancel()
+        await _settle()
+        ledger.gate.set()
+        await staying
+        assert leaving.cancelled()
+        assert ledger.written == [["a", "b"]]
+        assert group.done
+        assert group.error is None
+
+    asyncio.run(scenario())
+
+
+def test_a_failed_group_is_undone_and_its_error_reaches_its_callers_only():
+    async def scenario() -> None:
+        commits: Commits[str] = Commits()
+        ledger = Ledger(fail={"a"})
+        bad = commits.add("a", "a")
+        bad_wait = asyncio.ensure_future(commits.outcome_on_loop(bad, ledger.sides()))
+        await _settle()
+        good = commits.add("b", "b")
+        good_wait = asyncio.ensure_future(commits.outcome_on_loop(good, ledger.sides()))
+        ledger.gate.set()
+        await bad_wait
+        ledger.gate.set()
+        await good_wait
+        assert isinstance(bad.error, RuntimeError)
+        assert good.error is None
+        assert ledger.undone == [["a"]]
+        assert ledger.committed == [["b"]]
+
+    asyncio.run(scenario())
+
+
+def test_the_drive_waits_for_a_write_under_way_in_a_thread():
+    async def scenario() -> None:
+        commits: Commits[str] = Commits()
+        ledger = Ledger()
+        in_thread = commits.add("t", "t")
+        assert commits.lead() is in_thread  # a thread's write is under way
+        mine = commits.add("a", "a")
+        wait = asyncio.ensure_future(commits.outcome_on_loop(mine, ledger.sides()))
+        await _settle()
+        ledger.gate.set()
+        await _settle()
+        assert ledger.written == []
+        assert not wait.done()
+        finisher = threading.Thread(target=commits.finish, args=(in_thread, None))
+        finisher.start()
+        finisher.join()
+        await asyncio.wait_for(wait, timeout=5)
+        assert ledger.written == [["a"]]
+        assert mine.done
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("done_first", [True, False])
+def test_a_group_done_before_the_caller_asks_answers_at_once(done_first):
+    async def scenario() -> None:
+        commits: Commits[str] = Commits()
+        ledger = Ledger()
+        group = commits.add("a", "a")
+        if done_first:
+            assert commits.lead() is group
+            commits.finish(group, None)
+            await asyncio.wait_for(commits.outcome_on_loop(group, ledger.sides()), timeout=1)
+            assert ledger.written == []
+        else:
+            ledger.gate.set()
+            await asyncio.wait_for(commits.outcome_on_loop(group, ledger.sides()), timeout=1)
+            assert ledger.written == [["a"]]
+
+    asyncio.run(scenario())
