@@ -19,7 +19,7 @@ from quotaweb.config.documents import (
     partition_settings,
     queue_values,
 )
-from quotaweb.config.edits import record_label
+from quotaweb.config.edits import field_label, record_label
 from quotaweb.config.models import (
     ActiveConfig,
     ConfigVersion,
@@ -548,7 +548,8 @@ def _diff_line(line: str) -> dict[str, str]:
 def _change_view(change: dict[str, Any]) -> dict[str, Any]:
     old, new = change["old"] or {}, change["new"] or {}
     fields = [
-        {"name": key, "old": _compact(old.get(key)), "new": _compact(new.get(key))}
+        {"name": key, "label": field_label(key), "old": _compact(old.get(key)),
+         "new": _compact(new.get(key))}
         for key in sorted(set(old) | set(new))
         if old.get(key) != new.get(key)
     ]
