@@ -202,9 +202,7 @@ def _version_json(version: ConfigVersion) -> dict[str, Any]:
     return dict(VersionSerializer(version).data)
 
 
-def _applied(
-    version: ConfigVersion, *, warnings: Sequence[str] = (), **more: Any
-) -> dict[str, Any]:
+def _applied(version: ConfigVersion, *, warnings: Sequence[str] = (), **more: Any) -> dict:
     """A write's answer: the version now active, who is above a limit of it right now, and
     ``warnings`` when there are any."""
     impact = selectors.config_impact(candidate=selectors.version_model(version))
@@ -362,10 +360,8 @@ class ConfigView(ConfigApiView):
         # The stored version's model is the candidate the apply parsed (kept by content).
         types = resource_types_named(config=selectors.version_model(version))
         warnings = write_resource_type_warnings(base_version=precondition.base, types=types)
-        return _with_etag(
-            Response(_applied(version, warnings=[*unwrapped.warnings, *warnings])),
-            version.number,
-        )
+        answer = _applied(version, warnings=[*unwrapped.warnings, *warnings])
+        return _with_etag(Response(answer), version.number)
 
 
 # -- versions -------------------------------------------------------------------------------------
