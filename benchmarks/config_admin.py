@@ -11,7 +11,11 @@ with a config of 10,111 queues and 50,555 limit entries (``configs.wide_config``
   a few queues and opens their ancestors;
 * one ``queue_update`` (a leaf queue's max), one ``limit_update`` (a limit entry's max
   applications) and ``config_rollback`` to the version before, through the services, with the
-  engines loaded (as in the server, so each edit also switches the engines).
+  engines loaded (as in the server, so each edit also switches the engines);
+* ``PUT /api/v1/config`` of the whole document (one limit changed each time, so every run
+  stores and applies a version) and its ``?dry_run=1``, the whole request through the test
+  ``Client`` as the quota admin, engines loaded, and what its unknown-resource-type warnings
+  cost on their own (two walks of the parsed models, no parse).
 
 Run: ``.venv/bin/python benchmarks/config_admin.py [--runs 3]``.
 """
@@ -54,7 +58,12 @@ from django.urls import reverse  # noqa: E402
 
 from quotaweb.accounts.services import quota_admins_group_ensure  # noqa: E402
 from quotaweb.config import services  # noqa: E402
-from quotaweb.config.selectors import active_version, config_tree  # noqa: E402
+from quotaweb.config.resource_types import document_resource_type_warnings  # noqa: E402
+from quotaweb.config.selectors import (  # noqa: E402
+    active_version,
+    config_tree,
+    version_model,
+)
 from quotaweb.engine.gateway import engines_load, engines_reset  # noqa: E402
 
 LEAF = "root.root-1.root-1-2.root-1-2-3.root-1-2-3-4"
@@ -102,6 +111,14 @@ def tree_get(client: Client, query: str) -> None:
     # A login redirect or an error page would be timed as if it were the tree.
     if response.status_code != 200:
         raise SystemExit(f"/config/?q={query} answered {response.status_code}, not the tree")
+
+
+def config_put(client: Client, text: str, query: str = "") -> None:
+    response = client.put(
+        reverse("api-config") + query, text, content_type="application/yaml"
+    )
+    if response.status_code != 200:
+        raise SystemExit(f"PUT /api/v1/config{query} answered {response.status_code}")
 
 
 def main() -> None:
@@ -155,6 +172,16 @@ def main() -> None:
         rollback_times.append(timed(
             services.config_rollback, version=base - 1, author=None, base_version=base,
         ))
+    put_times, dry_run_times = [], []
+    for run in range(runs):
+        changed = text.replace("maxapplications: 200\n", f"maxapplications: {190 - run}\n", 1)
+        put_times.append(timed(config_put, client, changed))
+        dry_run_times.append(timed(config_put, client, text, "?dry_run=1"))
+    model = version_model(active_version())
+    warning_times = [
+        timed(document_resource_type_warnings, active=model, candidate=model)
+        for _ in range(renders)
+    ]
     engines_reset()
 
     print("management commands (call_command, in-process):")
@@ -170,6 +197,10 @@ def main() -> None:
     report("queue_update (one queue's max)", queue_times)
     report("limit_update (one entry's max apps)", limit_times)
     report("config_rollback (previous version)", rollback_times)
+    print("API, test Client as a quota admin, engines loaded:")
+    report("PUT /api/v1/config (whole document)", put_times)
+    report("PUT /api/v1/config?dry_run=1", dry_run_times)
+    report("its resource type warnings", warning_times)
 
 
 if __name__ == "__main__":

@@ -292,7 +292,8 @@ class ImpactSerializer(serializers.Serializer):
 
 class AppliedSerializer(VersionSerializer):
     impact = ImpactSerializer(many=True)
-    # Only when there is something to say (a ConfigMap's keys other than queues.yaml ignored).
+    # Only when there is something to say: a ConfigMap's keys other than queues.yaml ignored, a
+    # resource type that neither the configuration written over nor the trackers know.
     warnings = serializers.ListField(child=serializers.CharField(), required=False)
 
 

@@ -293,6 +293,11 @@ _FIELD_LABELS = {
 }
 
 
+def field_label(name: str) -> str:
+    """A queue or limit value's name in words: ``max_resources`` is "max resources"."""
+    return _FIELD_LABELS.get(name, name)
+
+
 def edit_record(kind: str, **args: Any) -> Record:
     """A JSON-able record of one edit (the arguments of the edit function named ``kind``).
 
@@ -314,7 +319,7 @@ def record_label(record: Record) -> str:
     if kind == "queue_create":
         return f"add queue {where}.{args['values'].get('name', '')}"
     if kind == "queue_update":
-        fields = ", ".join(_FIELD_LABELS.get(name, name) for name in args["values"])
+        fields = ", ".join(field_label(name) for name in args["values"])
         return f"change queue {where}: {fields}"
     if kind == "queue_delete":
         return f"delete queue {where} and everything below it"
@@ -324,7 +329,7 @@ def record_label(record: Record) -> str:
         return f"replace every queue below root in partition {args['partition']}"
     position = args["index"] + 1
     if kind == "limit_update":
-        fields = ", ".join(_FIELD_LABELS.get(name, name) for name in args["values"])
+        fields = ", ".join(field_label(name) for name in args["values"])
         return f"change limit entry {position} of {where}: {fields}"
     if kind == "limit_delete":
         return f"remove limit entry {position} of {where}"

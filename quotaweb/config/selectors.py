@@ -19,7 +19,7 @@ from quotaweb.config.documents import (
     partition_settings,
     queue_values,
 )
-from quotaweb.config.edits import record_label
+from quotaweb.config.edits import field_label, record_label
 from quotaweb.config.models import (
     ActiveConfig,
     ConfigVersion,
@@ -38,7 +38,6 @@ from trackers.config.writer import write_yaml
 from trackers.errors import QuantityError
 from trackers.resources import (
     NOT_ALLOWED,
-    VCORE,
     format_resource,
     parse_quantity,
     parse_resource_map,
@@ -216,42 +215,6 @@ def config_impact(*, candidate: Config) -> list[dict[str, Any]]:
 def error_text(error: dict[str, str]) -> str:
     """The words a person can act on (``detail`` names the values), with the rule code."""
     return f"{error.get('detail') or error['message']} (rule {error['code']})"
-
-
-# The types the trackers themselves give a meaning to (cores, and bytes for memory).
-TRACKER_RESOURCE_TYPES = frozenset({"memory", VCORE})
-
-
-def resource_types_known(*, config: Config) -> set[str]:
-    """Every resource type a configuration names and the ones the trackers know."""
-    return resource_types_named(config=config) | TRACKER_RESOURCE_TYPES
-
-
-def resource_types_named(*, config: Config) -> set[str]:
-    """Every resource type a configuration names (queues' guaranteed and max, limit entries,
-    child templates)."""
-    known: set[str] = set()
-    for partition in config.partitions:
-        for limit in partition.limits:
-            known.update(limit.max_resources)
-        for queue in partition.queues():
-            known.update(queue.guaranteed, queue.max)
-            for limit in queue.limits:
-                known.update(limit.max_resources)
-            template = queue.child_template
-            if template is not None and template.resources is not None:
-                known.update(template.resources.guaranteed, template.resources.max)
-    return known
-
-
-def resource_types_unknown(*, config: Config, types: Iterable[str]) -> list[tuple[str, str]]:
-    """The types of ``types`` neither the configuration nor the trackers know (a misspelt
-    ``memroy``), each with the closest known type, or ``""`` when none is close."""
-    known = resource_types_known(config=config)
-    return [
-        (kind, next(iter(difflib.get_close_matches(kind, sorted(known), n=1)), ""))
-        for kind in sorted(set(types) - known)
-    ]
 
 
 _PARTITION_INDEX = re.compile(r"^partitions\[(\d+)\]")
@@ -585,7 +548,8 @@ def _diff_line(line: str) -> dict[str, str]:
 def _change_view(change: dict[str, Any]) -> dict[str, Any]:
     old, new = change["old"] or {}, change["new"] or {}
     fields = [
-        {"name": key, "old": _compact(old.get(key)), "new": _compact(new.get(key))}
+        {"name": key, "label": field_label(key), "old": _compact(old.get(key)),
+         "new": _compact(new.get(key))}
         for key in sorted(set(old) | set(new))
         if old.get(key) != new.get(key)
     ]

@@ -25,6 +25,14 @@ from quotaweb.accounts.roles import is_quota_admin
 from quotaweb.config import edits, forms, selectors, services
 from quotaweb.config.configmap import configmap_render, configmap_unwrap
 from quotaweb.config.models import ConfigVersion
+from quotaweb.config.resource_types import (
+    document_resource_type_warnings,
+    resource_type_warnings,
+    resource_types_known,
+    resource_types_named,
+    resource_types_of_values,
+    write_resource_type_warnings,
+)
 from trackers.config.model import Config
 
 ERR_AGAINST = (
@@ -44,17 +52,11 @@ DRAFT_HAS_PROBLEMS = (
     "Your draft has {count} problem{plural} now; it is kept, and can be applied once they are "
     "fixed (edit the queues they name, in any order)."
 )
+# The form stages an edit rather than applying it, hence its own words for the same warning.
 WARN_RESOURCE_TYPE = (
     "“{kind}” is not a resource type the configuration or the trackers know{suggestion}: it "
     "was staged as written, so check its spelling."
 )
-WARN_RESOURCE_SUGGESTION = " (did you mean “{known}”?)"
-WARN_YAML_RESOURCE_TYPE = (
-    "“{kind}” is not a resource type the active configuration or the trackers know{suggestion}: "
-    "YuniKorn accepts any type, so check its spelling before applying."
-)
-# The edit values that map resource types to quantities.
-_RESOURCE_VALUES = ("guaranteed", "max", "max_resources")
 DRAFT_PROBLEMS_HEADING = "Your draft has {count} problem{plural} to fix before it can be applied"
 DRAFT_INVALID = (
     "Your draft no longer applies to the active configuration ({error}); review it on the "
@@ -172,7 +174,7 @@ def _queue_page(
                 initial=forms.LimitForm.initial_for(item["entry"]),
                 prefix=f"limit-{item['index']}",
             )
-        known = sorted(selectors.resource_types_known(config=_active_model()))
+        known = sorted(resource_types_known(config=_active_model()))
         for form in (context["new_limit_form"], *(item["form"] for item in context["limits"])):
             form.fields["max_resources"].widget.types = known
         # The editors a page opens: the one just sent back, and every one holding a problem.
@@ -210,32 +212,11 @@ def _staged(request: HttpRequest, record: dict, state: services.Candidate) -> No
     if state.errors:
         count = len(state.errors)
         messages.warning(request, DRAFT_HAS_PROBLEMS.format(count=count, plural=pluralize(count)))
-    for kind, known in _unknown_resource_types(record):
-        suggestion = WARN_RESOURCE_SUGGESTION.format(known=known) if known else ""
-        messages.warning(request, WARN_RESOURCE_TYPE.format(kind=kind, suggestion=suggestion))
-
-
-def _unknown_resource_types(record: dict) -> list[tuple[str, str]]:
-    """Resource types of the edit that nothing knows: YuniKorn accepts any type, so a typo
-    would otherwise be staged, and applied, without a word."""
     values = record["args"].get("values") or {}
-    types = [kind for key in _RESOURCE_VALUES for kind in values.get(key) or {}]
-    if not types:
-        return []
-    return selectors.resource_types_unknown(config=_active_model(), types=types)
-
-
-def _yaml_type_warnings(candidate: Config) -> list[str]:
-    """The form's warning about unknown resource types, for a whole document: each type the
-    document names that neither the active configuration nor the trackers know (a pasted
-    ``memroy: 3Gi`` is valid YAML and a valid configuration, so nothing else would say so)."""
-    types = selectors.resource_types_named(config=candidate)
-    return [
-        WARN_YAML_RESOURCE_TYPE.format(
-            kind=kind, suggestion=WARN_RESOURCE_SUGGESTION.format(known=known) if known else ""
-        )
-        for kind, known in selectors.resource_types_unknown(config=_active_model(), types=types)
-    ]
+    for warning in resource_type_warnings(
+        config=_active_model(), types=resource_types_of_values(values), text=WARN_RESOURCE_TYPE
+    ):
+        messages.warning(request, warning)
 
 
 def _active_model() -> Config:
@@ -579,6 +560,12 @@ def yaml_page(request: HttpRequest) -> HttpResponse:
                 comment=form.cleaned_data["comment"], base_version=base,
             )
             messages.success(request, APPLIED.format(number=version.number))
+            # The stored version's model is the one the apply parsed (kept by content).
+            for warning in write_resource_type_warnings(
+                base_version=base,
+                types=resource_types_named(config=selectors.version_model(version)),
+            ):
+                messages.warning(request, warning)
             return redirect("config:version", version.number)
         candidate = services.config_validate(yaml_text=yaml_text)
     except services.ConfigRejected as rejected:
@@ -589,7 +576,9 @@ def yaml_page(request: HttpRequest) -> HttpResponse:
         return render(request, "config/yaml.html", context, status=409)
     # A validated preview: the same form again, text kept, to apply after reading the preview.
     context["preview"] = selectors.config_preview(candidate=candidate, yaml_text=yaml_text)
-    context["warnings"] = _yaml_type_warnings(candidate)
+    context["warnings"] = document_resource_type_warnings(
+        active=_active_model(), candidate=candidate
+    )
     context["form"] = forms.YamlForm(initial={
         "text": yaml_text, "base_version": context["preview"]["active"],
         "comment": form.cleaned_data["comment"],

@@ -19,6 +19,7 @@ from quotaweb import metrics
 from quotaweb.engine.quotatrees import TreesSlot, trees_get, trees_load
 from quotaweb.quotatrees.explain import placement_text, rejection_text
 from quotaweb.quotatrees.models import Forest, Placement, Tree, TreeEvent, TreeVersion
+from quotaweb.quotatrees.units import tree_quantity
 from trackers.quotatree import (
     INVALID,
     MODES,
@@ -67,7 +68,8 @@ def _rejected(errors: list[dict[str, str]]) -> TreeRejected:
 
 
 def _manager_from_storage() -> QuotaManager:
-    manager = QuotaManager()
+    # The steps a placement records say amounts as the pages do (bytes, millicores).
+    manager = QuotaManager(quantity=tree_quantity)
     documents = {
         (row.tree, row.number): row.document
         for row in TreeVersion.objects.filter(

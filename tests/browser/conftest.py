@@ -87,6 +87,15 @@ def demo_server(tmp_path_factory):
         yield process
 
 
+@pytest.fixture(scope="session")
+def shots(tmp_path_factory) -> Path:
+    """One folder for every screenshot a browser test takes, for people to look at (nothing
+    compares them); pytest prints where, and keeps the last few sessions' folders."""
+    folder = tmp_path_factory.mktemp("screenshots")
+    print(f"screenshots in {folder}")
+    return folder
+
+
 AXE_PACKAGE = "axe-core"
 
 

@@ -5,7 +5,8 @@ over-runtime alarm while elastic quota is off and lists no revocation picks, the
 table's key columns fit the window (on a phone the queue column stays in view while the rest
 scrolls in its own box); an admin adds a consumer on the tree page in human units and reads
 where it landed, and a refusal says which node is short of what. axe-core finds no serious
-violation. Screenshots go to a temporary folder for people to look at (not compared)."""
+violation. Screenshots go to the session's folder for people to look at (``shots``; not
+compared)."""
 
 from __future__ import annotations
 
@@ -37,13 +38,6 @@ def server(tmp_path_factory):
     process.manage("shell", "-c", SEED)
     with process.running() as running:
         yield running
-
-
-@pytest.fixture(scope="module")
-def shots(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("screenshots")
-    print(f"screenshots in {folder}")
-    return folder
 
 
 def _open(browser, server, axe_script, viewport, path):

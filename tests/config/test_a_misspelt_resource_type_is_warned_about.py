@@ -8,7 +8,7 @@ import html as markup
 import pytest
 from django.urls import reverse
 
-from quotaweb.config import views
+from quotaweb.config import resource_types, views
 
 pytestmark = pytest.mark.django_db
 
@@ -16,7 +16,7 @@ ML = reverse("config:queue", args=["default", "root.eng.ml"])
 
 
 def _warning(kind: str, known: str) -> str:
-    suggestion = views.WARN_RESOURCE_SUGGESTION.format(known=known) if known else ""
+    suggestion = resource_types.WARN_RESOURCE_SUGGESTION.format(known=known) if known else ""
     return markup.escape(views.WARN_RESOURCE_TYPE.format(kind=kind, suggestion=suggestion))
 
 

@@ -86,6 +86,8 @@ def test_diff_shows_a_changed_limit(viewer_client, three_versions):
     assert "limit 2 of root.eng.ml (default) changed" in html
     field = html.split('data-field="max_resources"', 1)[1].split("</tr>", 1)[0]
     assert '<td class="old">memory 2G</td><td class="new">memory 1G</td>' in field
+    # the field in words, as the draft's list of staged changes says it
+    assert '<th scope="row">max resources</th>' in field
     assert '<span class="diff-del"><span class="visually-hidden">removed: </span>-' in html
     assert "maxresources: {memory: 2G}" in html
     assert '<span class="diff-add"><span class="visually-hidden">added: </span>+' in html

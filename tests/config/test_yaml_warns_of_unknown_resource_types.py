@@ -1,6 +1,7 @@
 """A pasted document naming a resource type that neither the active configuration nor the
 trackers know (``memroy: 3Gi``) is valid, as YuniKorn accepts any type, but the YAML page warns
-about it as the queue form does, with the closest known type; known types draw no warning."""
+about it as the queue form does, with the closest known type, in the preview and once applied;
+known types draw no warning."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import html as markup
 import pytest
 from django.urls import reverse
 
-from quotaweb.config import views
+from quotaweb.config import resource_types
 from tests.configs import SMALL_YAML
 
 pytestmark = pytest.mark.django_db
@@ -18,8 +19,9 @@ YAML = reverse("config:yaml")
 
 
 def _warning(kind: str, known: str) -> str:
-    suggestion = views.WARN_RESOURCE_SUGGESTION.format(known=known) if known else ""
-    return markup.escape(views.WARN_YAML_RESOURCE_TYPE.format(kind=kind, suggestion=suggestion))
+    suggestion = resource_types.WARN_RESOURCE_SUGGESTION.format(known=known) if known else ""
+    text = resource_types.WARN_UNKNOWN_RESOURCE_TYPE.format(kind=kind, suggestion=suggestion)
+    return markup.escape(text)
 
 
 def _preview(client, text: str) -> str:
@@ -47,3 +49,13 @@ def test_known_types_draw_no_warning(quota_admin_client, active_small):
     page = _preview(quota_admin_client, SMALL_YAML.replace("memory: 60Gi", "memory: 50Gi"))
     assert "data-valid" in page
     assert "data-yaml-warnings" not in page
+
+
+def test_applying_without_a_preview_warns_on_the_version_page(quota_admin_client, active_small):
+    response = quota_admin_client.post(YAML, {
+        "action": "apply", "base_version": "1",
+        "text": SMALL_YAML.replace("memory: 60Gi", "memroy: 3Gi"),
+    }, follow=True)
+
+    assert response.redirect_chain[-1][0] == reverse("config:version", args=[2])
+    assert _warning("memroy", "memory") in response.content.decode()

@@ -1,6 +1,8 @@
 """The README is a user's first page and must stay true: its two commands exist and do what it
 says, what it says ``bin/run`` prints is what the demo prints, every page it sends the reader to
-answers, every guide in docs/ is listed, and nothing points outside a user's clone."""
+answers, every guide in docs/ is listed, nothing points outside a user's clone, and its sections
+come in a newcomer's order (what quotaweb is, how the three quota models relate, the two
+commands, where to click first, the guides)."""
 
 from __future__ import annotations
 
@@ -103,3 +105,22 @@ def test_every_page_the_readme_sends_the_reader_to_answers(active_sample, quota_
     answers = {path: quota_admin_client.get(path).status_code for path in site_paths(readme())}
 
     assert answers == dict.fromkeys(answers, 200)
+
+
+def test_the_readme_says_what_a_newcomer_needs_in_order():
+    text = readme()
+    headings = re.findall(r"^## (.+)$", text, re.MULTILINE)
+
+    assert headings == [
+        "Three quota models", "Two commands", "Where to click first", "Documentation",
+    ]
+    # what quotaweb is comes before any heading
+    assert "quotaweb administers quotas" in text.split("\n## ", 1)[0]
+    # how the three models relate: limits always on, elastic over the same queues, trees beside
+    models = text.split("## Three quota models", 1)[1].split("\n## ", 1)[0]
+    assert "**Limits**" in models
+    assert "always on" in models
+    assert "**Elastic quota**" in models
+    assert "layer over the same queues" in models
+    assert "**Quota trees**" in models
+    assert "beside the queues" in models

@@ -24,7 +24,8 @@ def test_a_borrower_is_explained(viewer_client, admin, active_sample):
     assert row[5] == "slid up from N to H to make room for d"
     history = text(page.split("data-history>", 1)[1].split("</ol>\n", 1)[0])
     assert "placed at N in example" in history
-    assert "placed at N (cpu 1+1 <= 2)" in history
+    # the steps say amounts as the page does
+    assert "placed at N (cpu 0.001 vcore + 0.001 vcore <= 0.002 vcore)" in history
 
 
 def test_a_preempted_consumer_says_by_whom_where_and_by_which_priority(
@@ -47,7 +48,7 @@ def test_a_rejection_keeps_its_reasons(viewer_client, admin, active_sample):
     page = text(viewer_client.get(url("consumer", "f")).content.decode())
     assert "rejected on example" in page
     assert "Failed to allocate quota on quota designation 'example'" in page
-    assert "A full (cpu 8+3 > 10)" in page
+    assert "A full (cpu 0.008 vcore + 0.003 vcore > 0.01 vcore)" in page
     assert "priority 0: no preemption (only priorities above 0 preempt)" in page
 
 

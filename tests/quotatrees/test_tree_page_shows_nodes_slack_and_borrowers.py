@@ -120,7 +120,7 @@ def test_the_feed_says_who_preempted_whom_where_and_by_which_priority(
     # quotaweb's words, then the steps
     assert feed[3][3].startswith(
         "i is placed at A of tree example: its group I has no room left, so it borrows unused "
-        "quota of A. Steps I full (cpu 0+3 > 1)")
+        "quota of A. Steps I full (cpu 0 vcore + 0.003 vcore > 0.001 vcore)")
     rejected = [row for row in feed if row[0] == "rejected"]
     assert [row[:3] for row in rejected] == [["rejected", "f", "example"]]
     assert rejected[0][3].startswith(

@@ -85,3 +85,17 @@ def test_rules_without_compared_values_have_no_detail():
     (error,) = errors(text)
     assert error["code"] == "L2"
     assert "detail" not in error
+
+
+@pytest.mark.parametrize(("field", "kind"), [("users", "H1"), ("groups", "H2")])
+def test_the_wildcard_reads_as_everyone_not_as_a_name(field, kind):
+    # A group wildcard entry comes after a named group's (rule L8).
+    named = [limit(groups=["eng"], maxapplications=1)] if field == "groups" else []
+    text = root(queue(
+        "p", queue("c", limits=[*named, limit(**{field: ["*"]}, maxresources={"vcore": "24"})]),
+        limits=[*named, limit(**{field: ["*"]}, maxresources={"vcore": "16"})],
+    ))
+    assert details(text) == [
+        (kind, "everyone (*) gets max resources 24 vcore here, more than the 16 vcore a limit "
+               "of a queue above allows for everyone (*)")
+    ]

@@ -122,20 +122,22 @@ DETAIL_CHILDREN_ABOVE_MAX = (
     "the guaranteed of the child queues add up to {children}, more than this queue's "
     "effective max ({max})"
 )
+# ``who`` is "user bob" or "group ml", and the wildcard "everyone (*)" (tree_rules._named): a
+# bare "user *" reads like a user named "*"; ``name`` is the name alone, shown the same way.
 DETAIL_NAME_RESOURCES_ABOVE_ANCESTOR = (
-    "{kind} {name} gets max resources {new} here, more than the {inherited} a limit of a queue "
+    "{who} gets max resources {new} here, more than the {inherited} a limit of a queue "
     "above allows for {name}"
 )
 DETAIL_NAME_RESOURCES_ABOVE_WILDCARD = (
-    "{kind} {name} gets max resources {new} here, more than the {inherited} the wildcard limit "
+    "{who} gets max resources {new} here, more than the {inherited} the wildcard limit "
     "of a queue above allows"
 )
 DETAIL_NAME_APPS_ABOVE = (
-    "{kind} {name} gets max applications {new} here, more than the {inherited} a queue above "
+    "{who} gets max applications {new} here, more than the {inherited} a queue above "
     "allows{through}"
 )
 DETAIL_NAME_APPS_UNSET = (
-    "{kind} {name} has no max applications here, but a queue above caps it at {inherited}"
+    "{who} has no max applications here, but a queue above caps it at {inherited}"
     "{through}: set a value from 1 to {inherited}"
 )
 DETAIL_THROUGH_WILDCARD = " (through its wildcard limit)"

@@ -8,7 +8,7 @@ from trackers.config.model import Queue
 from trackers.config.report import Report
 from trackers.config.resource_rules import at_fault
 from trackers.config.scope import Scope
-from trackers.names import WILDCARD
+from trackers.names import WILDCARD, WILDCARD_SHOWN
 from trackers.resources import component_min, fits_within, go_format
 
 
@@ -88,6 +88,13 @@ def check_hierarchical_limits(scope: Scope) -> None:
     scope.report.errors.extend(app_errors.errors)
 
 
+def _named(kind: str, name: str) -> dict[str, str]:
+    """A detail's ``who`` and ``name``: "user bob" and "bob", or "everyone (*)" twice."""
+    if name == WILDCARD:
+        return {"who": WILDCARD_SHOWN, "name": WILDCARD_SHOWN}
+    return {"who": f"{kind} {name}", "name": name}
+
+
 def _check_resources(
     report: Report,
     queue: Queue,
@@ -109,7 +116,7 @@ def _check_resources(
                     inherited=go_format(inherited),
                 ),
                 messages.DETAIL_NAME_RESOURCES_ABOVE_ANCESTOR.format(
-                    kind=kind, name=name, **at_fault(new, inherited, "new", "inherited")
+                    **_named(kind, name), **at_fault(new, inherited, "new", "inherited")
                 ),
             )
         down[name] = component_min(new, inherited) or {}
@@ -123,7 +130,7 @@ def _check_resources(
                 inherited=go_format(wildcard),
             ),
             messages.DETAIL_NAME_RESOURCES_ABOVE_WILDCARD.format(
-                kind=kind, name=name, **at_fault(new, wildcard, "new", "inherited")
+                **_named(kind, name), **at_fault(new, wildcard, "new", "inherited")
             ),
         )
     down[name] = new
@@ -158,6 +165,6 @@ def _check_apps(
         report.add(
             code, queue.path, field,
             template.format(kind=kind, name=name, new=new, queue=queue.name, inherited=cap),
-            detail.format(kind=kind, name=name, new=new, inherited=cap, through=through),
+            detail.format(**_named(kind, name), new=new, inherited=cap, through=through),
         )
     down[name] = new

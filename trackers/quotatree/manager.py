@@ -34,7 +34,7 @@ from trackers.quotatree.results import (
     TreeUpdate,
     UndoResult,
 )
-from trackers.quotatree.tree import Placement, QuotaTree
+from trackers.quotatree.tree import Placement, Quantity, QuotaTree
 from trackers.quotatree.update import rebuild
 
 NORMAL = "normal"
@@ -85,12 +85,16 @@ class QuotaManager:
     package docstring for the whole API and an example).
 
     Trees and forests start in ``mode`` (NORMAL unless told otherwise: the library started in
-    maintenance, which only suits a controller that reloads running work first).
+    maintenance, which only suits a controller that reloads running work first). ``quantity``
+    writes the amounts in the steps (``memory 48 GiB + 16 GiB > 60 GiB``); without it they are
+    the plain integers of the spec's examples (``cpu 2+1 > 2``).
     """
 
-    def __init__(self, *, mode: str = NORMAL) -> None:
+    def __init__(self, *, mode: str = NORMAL, quantity: Quantity | None = None) -> None:
         _check_mode(mode)
         self._lock = threading.Lock()
+        # How the steps write an amount of a resource; None: the plain integer.
+        self._quantity = quantity
         self._default_mode = mode
         self._trees: dict[str, QuotaTree] = {}
         self._forests: dict[str, _Forest] = {}
@@ -459,7 +463,9 @@ class QuotaManager:
             _check_mode(mode)
         if not spec.name:
             raise QuotaTreeError(INVALID, m.INVALID_TREE_NAME.format(tree=spec.name))
-        tree = QuotaTree(spec, mode if mode is not None else self._default_mode)
+        tree = QuotaTree(
+            spec, mode if mode is not None else self._default_mode, self._quantity
+        )
         tree.journal = _SEALED
         self._trees[spec.name] = tree
         return TreeUpdate(spec.name, True, spec.root, list(spec.dangling))

@@ -23,7 +23,7 @@ millisecond (spec section 4):
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from trackers.errors import InvalidRequest
@@ -31,6 +31,11 @@ from trackers.quotatree import messages as m
 from trackers.quotatree.document import TreeRequest, TreeSpec, build_tree
 from trackers.quotatree.journal import Journal, Spot
 from trackers.resources import INT64_MAX
+
+# How a caller writes an amount of a resource for people, ``(resource, amount) -> text``: the
+# trees count in whatever unit their owner chose, so only the owner knows it (quotaweb: bytes,
+# millicores). Without one the steps say the plain integers.
+Quantity = Callable[[str, int], str]
 
 # (priority, type, unpreemptable): consumers of one class compete the same way.
 Klass = tuple[int, int, bool]
@@ -155,8 +160,11 @@ class QuotaTree:
     one. ``mode`` is the tree's allocation mode (spec 2.6), kept by the manager.
     """
 
-    def __init__(self, spec: TreeSpec, mode: str = "normal") -> None:
+    def __init__(
+        self, spec: TreeSpec, mode: str = "normal", quantity: Quantity | None = None
+    ) -> None:
         self.spec = spec
+        self.quantity = quantity
         self.name = spec.name
         self.resources = spec.resources
         self.size = len(spec.resources)
@@ -239,14 +247,23 @@ class QuotaTree:
         return True
 
     def usage(self, node: Node, vector: Sequence[int], *, failing_only: bool) -> str:
-        """``cpu 2+1 > 2``: the sum a fit test compared, per resource, for the steps."""
+        """``cpu 2+1 > 2``: the sum a fit test compared, per resource, for the steps; with a
+        ``quantity`` writer, ``memory 48 GiB + 16 GiB > 60 GiB``."""
         parts = []
+        write = self.quantity
         for i, res in enumerate(self.resources):
-            total = node.alloc[i] + vector[i]
-            over = total > node.quota[i]
+            alloc, amount, quota = node.alloc[i], vector[i], node.quota[i]
+            over = alloc + amount > quota
             if over or not failing_only:
                 sign = ">" if over else "<="
-                parts.append(f"{res} {node.alloc[i]}+{vector[i]} {sign} {node.quota[i]}")
+                if write is None:
+                    parts.append(f"{res} {alloc}+{amount} {sign} {quota}")
+                else:
+                    # Amounts with units need the spaces to be read apart.
+                    parts.append(
+                        f"{res} {write(res, alloc)} + {write(res, amount)} {sign} "
+                        f"{write(res, quota)}"
+                    )
         return ", ".join(parts)
 
     def candidates(self, node: Node, wanted: Iterable[Klass]) -> Iterator[Placement]:

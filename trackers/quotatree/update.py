@@ -24,7 +24,7 @@ def rebuild(
     """The new tree, the ids that could not be placed, and per consumer id its old spot and
     new placement (None when unplaced)."""
     renames = renames or {}
-    new = QuotaTree(spec, old.mode)
+    new = QuotaTree(spec, old.mode, old.quantity)
     new.next_stamp = old.next_stamp
     unplaced: list[str] = []
     moved: dict[str, tuple[Spot, Placement | None]] = {}

@@ -15,7 +15,7 @@ write slips in between, that is a 409 conflict with the same details.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from django.http import HttpResponse
@@ -65,6 +65,12 @@ from quotaweb.config import edits, selectors, services
 from quotaweb.config.configmap import configmap_render, configmap_unwrap
 from quotaweb.config.documents import limit_values, queue_values
 from quotaweb.config.models import ConfigVersion
+from quotaweb.config.resource_types import (
+    document_resource_type_warnings,
+    queue_resource_types,
+    resource_types_named,
+    write_resource_type_warnings,
+)
 from trackers.config import normalise_partition_name
 from trackers.config.model import Config, Limit
 from trackers.config.model import Queue as QueueModel
@@ -196,10 +202,16 @@ def _version_json(version: ConfigVersion) -> dict[str, Any]:
     return dict(VersionSerializer(version).data)
 
 
-def _applied(version: ConfigVersion, **more: Any) -> dict[str, Any]:
-    """A write's answer: the version now active and who is above a limit of it right now."""
+def _applied(version: ConfigVersion, *, warnings: Sequence[str] = (), **more: Any) -> dict:
+    """A write's answer: the version now active, who is above a limit of it right now, and
+    ``warnings`` when there are any."""
     impact = selectors.config_impact(candidate=selectors.version_model(version))
-    return {**_version_json(version), "impact": impact, **more}
+    return {**_version_json(version), "impact": impact, **more, **_warned(warnings)}
+
+
+def _warned(warnings: Sequence[str]) -> dict[str, Any]:
+    """``warnings`` in an answer only when there is something to say."""
+    return {"warnings": list(warnings)} if warnings else {}
 
 
 def _active_model() -> tuple[Config, int | None]:
@@ -229,16 +241,17 @@ _IF_MATCH = OpenApiParameter(
 )
 
 
-def _dry_run(*, yaml_text: str) -> dict[str, Any]:
+def _dry_run(*, yaml_text: str, warnings: Sequence[str]) -> dict[str, Any]:
     """What the real PUT would answer, minus storing: an invalid document raises the very
     ``ConfigRejected`` the real write raises (400 with the same details), a valid one answers
-    200 with what would change and who would be above a limit."""
+    200 with what would change, who would be above a limit and the same warnings."""
     old, active = _active_model()
     candidate = services.config_validate(yaml_text=yaml_text)
     return {
         "dry_run": True, "valid": True, "active_version": active, "details": [],
         "changes": selectors.config_changes(old=old, new=candidate),
         "impact": selectors.config_impact(candidate=candidate),
+        **_warned([*warnings, *document_resource_type_warnings(active=old, candidate=candidate)]),
     }
 
 
@@ -339,13 +352,16 @@ class ConfigView(ConfigApiView):
         # A YuniKorn ConfigMap gives its queues.yaml; its other keys are named back as ignored.
         unwrapped = configmap_unwrap(text=yaml_text)
         yaml_text = unwrapped.yaml_text
-        more = {"warnings": list(unwrapped.warnings)} if unwrapped.warnings else {}
         if dry_run:
-            return Response({**_dry_run(yaml_text=yaml_text), **more})
+            return Response(_dry_run(yaml_text=yaml_text, warnings=unwrapped.warnings))
         version = precondition.write(lambda base: services.config_apply(
             yaml_text=yaml_text, author=request.user, comment=comment, base_version=base,
         ))
-        return _with_etag(Response(_applied(version, **more)), version.number)
+        # The stored version's model is the candidate the apply parsed (kept by content).
+        types = resource_types_named(config=selectors.version_model(version))
+        warnings = write_resource_type_warnings(base_version=precondition.base, types=types)
+        answer = _applied(version, warnings=[*unwrapped.warnings, *warnings])
+        return _with_etag(Response(answer), version.number)
 
 
 # -- versions -------------------------------------------------------------------------------------
@@ -499,6 +515,16 @@ def _write_options(options: Mapping[str, Any]) -> tuple[str, int | None]:
     return options.get("comment", ""), options.get("base_version")
 
 
+def _written(
+    version: ConfigVersion, precondition: Precondition, *, types: Iterable[str],
+    status: int = 200, **more: Any,
+) -> Response:
+    """A queue or limit write's answer, warning about the resource types it wrote that the
+    version it started from and the trackers do not know, as the queue form does."""
+    warnings = write_resource_type_warnings(base_version=precondition.base, types=types)
+    return _with_etag(
+        Response(_applied(version, warnings=warnings, **more), status=status), version.number
+    )
 
 
 class QueuesView(ConfigApiView):
@@ -527,9 +553,9 @@ class QueuesView(ConfigApiView):
         name, queue = _queue(
             selectors.version_model(version), partition, f"{parent}.{values['name']}"
         )
-        return _with_etag(
-            Response(_applied(version, queue=_queue_json(name, queue)), status=201),
-            version.number,
+        return _written(
+            version, precondition, types=queue_resource_types(queue), status=201,
+            queue=_queue_json(name, queue),
         )
 
 
@@ -555,8 +581,9 @@ class QueueView(ConfigApiView):
         if "name" in values:
             new_path = f"{queue_path.rpartition('.')[0]}.{values['name']}".lstrip(".")
         name, queue = _queue(selectors.version_model(version), partition, new_path)
-        return _with_etag(
-            Response(_applied(version, queue=_queue_json(name, queue))), version.number
+        return _written(
+            version, precondition, types=queue_resource_types(queue),
+            queue=_queue_json(name, queue),
         )
 
     # A delete answers the new version (200), not drf-spectacular's default 204 for DELETE.
@@ -598,9 +625,10 @@ class LimitsView(ConfigApiView):
         ))
         _, queue = _queue(selectors.version_model(version), partition, queue_path)
         index = len(queue.limits) - 1 if position is None else min(position, len(queue.limits) - 1)
-        return _with_etag(
-            Response(_applied(version, limit=_limit_json(queue.limits[index], index)), status=201),
-            version.number,
+        limit = queue.limits[index]
+        return _written(
+            version, precondition, types=limit.max_resources, status=201,
+            limit=_limit_json(limit, index),
         )
 
 
@@ -624,8 +652,9 @@ class LimitView(ConfigApiView):
             author=request.user, comment=comment, base_version=base,
         ))
         _, queue = _queue(selectors.version_model(version), partition, queue_path)
-        return _with_etag(
-            Response(_applied(version, limit=_limit_json(queue.limits[at], at))), version.number
+        limit = queue.limits[at]
+        return _written(
+            version, precondition, types=limit.max_resources, limit=_limit_json(limit, at)
         )
 
     # A delete answers the new version (200), not drf-spectacular's default 204 for DELETE.

@@ -38,6 +38,7 @@ from quotaweb.api.views.config import (
     _active_model,
     _applied,
     _flag,
+    _warned,
     _with_etag,
     document_body,
 )
@@ -46,6 +47,11 @@ from quotaweb.config.elasticquota import (
     ElasticQuotaImport,
     elasticquota_export,
     elasticquota_read,
+)
+from quotaweb.config.resource_types import (
+    document_resource_type_warnings,
+    resource_types_named,
+    write_resource_type_warnings,
 )
 
 
@@ -85,6 +91,7 @@ class ElasticQuotaImportView(ConfigApiView):
                 "dry_run": True, "valid": True, "active_version": active, "details": [],
                 "changes": selectors.config_changes(old=old, new=candidate),
                 "impact": selectors.config_impact(candidate=candidate), **read,
+                **_warned(document_resource_type_warnings(active=old, candidate=candidate)),
             })
         version = _named(imported, lambda: precondition.write(
             lambda base: services.config_edit(
@@ -92,7 +99,13 @@ class ElasticQuotaImportView(ConfigApiView):
                 base_version=base,
             )
         ))
-        return _with_etag(Response(_applied(version, **read)), version.number)
+        warnings = write_resource_type_warnings(
+            base_version=precondition.base,
+            types=resource_types_named(config=selectors.version_model(version)),
+        )
+        return _with_etag(
+            Response(_applied(version, warnings=warnings, **read)), version.number
+        )
 
 
 class ElasticQuotaExportView(ConfigApiView):
