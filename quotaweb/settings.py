@@ -88,6 +88,9 @@ MIDDLEWARE = [
     # script).
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Below WhiteNoise (it answers static files itself) and above everything that writes the
+    # body, so the whole body is what gets compressed: quotaweb.compression.
+    "quotaweb.compression.CompressedAnswers",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

@@ -12,6 +12,7 @@ from quotaweb.accounts.decorators import admin_required
 from quotaweb.accounts.models import TeamLink
 from quotaweb.accounts.roles import is_viewer
 from quotaweb.accounts.selectors import team_link_active
+from quotaweb.compression import uncompressed
 from quotaweb.engine.gateway import EngineNotLoaded, engines_get
 from quotaweb.teams import selectors, services
 from quotaweb.teams.forms import TeamLinkForm
@@ -33,6 +34,8 @@ def _partitions() -> list[str]:
         return []
 
 
+# Every link's token is on the page: quotaweb.compression.
+@uncompressed
 @admin_required
 @require_http_methods(["GET", "HEAD", "POST"])
 def links(request: HttpRequest) -> HttpResponse:

@@ -94,22 +94,24 @@ def usage_served(server, token: str, partition: str = "default") -> tuple[dict, 
 
 async def asgi_exchange(app, method: str, path: str, *, token: str | None, data: object = None,
                         query: bytes = b"", content_type: bytes = b"application/json",
-                        chunks: int = 1, log: list | None = None) -> tuple:
+                        chunks: int = 1, log: list | None = None,
+                        headers: tuple[tuple[bytes, bytes], ...] = ()) -> tuple:
     """One request through the ASGI ``app``: (status, headers by name, body). The body comes in
     ``chunks`` messages; ``log`` gets ``"body"`` for each one the app takes and ``("answer",
-    status)`` when it starts answering, in the order they happen."""
+    status)`` when it starts answering, in the order they happen; ``headers`` are sent besides
+    the usual ones."""
     import asyncio
     import json
 
     raw = data if isinstance(data, bytes) else (b"" if data is None else json.dumps(data).encode())
-    headers = [(b"host", b"127.0.0.1"), (b"content-type", content_type),
-               (b"content-length", str(len(raw)).encode())]
+    sent_headers = [(b"host", b"127.0.0.1"), (b"content-type", content_type),
+                    (b"content-length", str(len(raw)).encode()), *headers]
     if token is not None:
-        headers.append((b"authorization", f"Token {token}".encode()))
+        sent_headers.append((b"authorization", f"Token {token}".encode()))
     scope = {
         "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method,
         "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": query,
-        "root_path": "", "headers": headers, "client": ("127.0.0.1", 50000),
+        "root_path": "", "headers": sent_headers, "client": ("127.0.0.1", 50000),
         "server": ("127.0.0.1", 8000),
     }
     size = -(-len(raw) // chunks) or 1

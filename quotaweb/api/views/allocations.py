@@ -33,6 +33,7 @@ from quotaweb.api.names import (
 )
 from quotaweb.api.problems import ApiError, bad_request
 from quotaweb.api.serializers import StrictSerializer
+from quotaweb.compression import uncompressed
 from quotaweb.engine.gateway import (
     Admission,
 )
@@ -301,15 +302,18 @@ class EventsView(APIView):
         return Response(selectors.events_after(partition=partition, after=int(raw)))
 
 
+# The lean path (``quotaweb.api.lean``) answers these four uncompressed, so the views do too:
+# an answer is the same whichever of the two gives it.
 urlpatterns = [
-    path("partitions/<str:partition>/allocations", AllocationsView.as_view(),
+    path("partitions/<str:partition>/allocations", uncompressed(AllocationsView.as_view()),
          name="api-allocations"),
-    path("partitions/<str:partition>/allocations/batch", BatchView.as_view(),
+    path("partitions/<str:partition>/allocations/batch", uncompressed(BatchView.as_view()),
          name="api-allocations-batch"),
-    path("partitions/<str:partition>/allocations/<path:key>", AllocationView.as_view(),
-         name="api-allocation"),
+    path("partitions/<str:partition>/allocations/<path:key>",
+         uncompressed(AllocationView.as_view()), name="api-allocation"),
     path("partitions/<str:partition>/applications/<path:application_id>",
          ApplicationView.as_view(), name="api-application"),
-    path("partitions/<str:partition>/headroom", HeadroomView.as_view(), name="api-headroom"),
+    path("partitions/<str:partition>/headroom", uncompressed(HeadroomView.as_view()),
+         name="api-headroom"),
     path("partitions/<str:partition>/events", EventsView.as_view(), name="api-events"),
 ]
