@@ -139,3 +139,20 @@ def test_allocation_answers_are_the_same_with_or_without_gzip_on_both_paths(admi
     assert len(answers[0][2][2]) >= 200
     assert all(answer == answers[0] for answer in answers)
     assert b"content-encoding" not in answers[0][2][1]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_served_application_compresses_a_read_as_the_test_client_sees_it(viewer,
+                                                                              capped_engines):
+    from quotaweb.asgi import application
+
+    path = "/ws/v1/partition/default/queues"
+    status, plain_headers, plain = _exchange(application, "GET", path, token_of(viewer))
+    status_gzip, headers, compressed = _exchange(application, "GET", path, token_of(viewer),
+                                                 accept=b"gzip")
+    assert status == status_gzip == 200
+    assert b"content-encoding" not in plain_headers
+    assert headers[b"content-encoding"] == b"gzip"
+    assert int(headers[b"content-length"]) == len(compressed) < len(plain)
+    assert json.loads(gzip.decompress(compressed)) == json.loads(plain)
+
