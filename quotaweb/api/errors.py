@@ -22,7 +22,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
 from quotaweb.allocations.services import AllocationInvalid
-from quotaweb.api.problems import ApiError, Unavailable, too_large
+from quotaweb.api.problems import ApiError, NotServedHere, Unavailable, too_large
 from quotaweb.config import edits, selectors
 from quotaweb.config.services import ConfigConflict, ConfigRejected, VersionNotFound
 from quotaweb.elastic.services import ElasticRejected
@@ -34,6 +34,7 @@ from quotaweb.engine.gateway import (
     PartitionBusy,
     UnknownPartition,
 )
+from quotaweb.engine.owners import ERR_FENCED, NotOwner, fence_refused
 from quotaweb.engine.quotatrees import TreesNotLoaded
 from quotaweb.postgresql.waits import unavailable_reason
 from quotaweb.quotatrees.services import TreeRejected
@@ -136,6 +137,8 @@ _DOMAIN: tuple[tuple[type[Exception] | tuple[type[Exception], ...],
     (RequestDataTooBig, lambda exc, yunikorn: too_large(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)),
     ((EngineNotLoaded, TreesNotLoaded), _simple(503, "starting")),
     (PartitionBusy, lambda exc, yunikorn: Unavailable(str(exc))),
+    (NotOwner, lambda exc, yunikorn: NotServedHere(
+        str(exc), owner=exc.owner, address=exc.address)),
     (UnknownPartition, lambda exc, yunikorn: ApiError(
         status_code=404, code="not_found",
         message=ERR_YUNIKORN_PARTITION if yunikorn else str(exc))),
@@ -169,6 +172,8 @@ def api_error_for(exc: Exception, *, yunikorn: bool = False) -> Exception:
     reason = unavailable_reason(exc)
     if reason is not None:
         return Unavailable(reason)
+    if fence_refused(exc):
+        return NotServedHere(ERR_FENCED)
     for kinds, answer in _DOMAIN:
         if isinstance(exc, kinds):
             return answer(exc, yunikorn)

@@ -16,7 +16,7 @@ from quotaweb.quotatrees.services import trees_restore
 INITIAL_IMPORT_COMMENT = "initial import"
 
 
-def engines_start(*, config_path: Path | str | None = None) -> Gateway:
+def engines_start(*, config_path: Path | str | None = None, leased: bool = False) -> Gateway:
     """Create the engines from the active version (with its number), then put the ledger's live
     allocations and the stored elastic quota settings back into them; rebuild the quota trees.
 
@@ -25,6 +25,9 @@ def engines_start(*, config_path: Path | str | None = None) -> Gateway:
     file, since the database is where changes live. Raises ``config.services.ConfigRejected`` when
     that file does not validate and ``OSError`` when it cannot be read; nothing is stored or
     replaced in either case.
+
+    With ``leased`` (peers on PostgreSQL), only the configuration is loaded: each partition,
+    and the quota trees, are rebuilt by the peer that takes their lease (``core.peers``).
     """
     version = active_version()
     if version is None:
@@ -33,7 +36,9 @@ def engines_start(*, config_path: Path | str | None = None) -> Gateway:
             yaml_text=path.read_text(encoding="utf-8"), author=None,
             comment=INITIAL_IMPORT_COMMENT, base_version=None,
         )
-    gateway = engines_load(yaml_text=version.yaml, version=version.number)
+    gateway = engines_load(yaml_text=version.yaml, version=version.number, leased=leased)
+    if leased:
+        return gateway
     ledger_restore()
     elastic_restore()
     trees_restore()

@@ -7,6 +7,7 @@ order), so the stored and the live state never disagree and two changes never cr
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from django.contrib.auth.base_user import AbstractBaseUser
@@ -86,19 +87,20 @@ def elastic_demand_set(*, partition: str, queue_path: object, demand: object) ->
         state.set_demand(path, checked)
 
 
-def elastic_restore() -> None:
+def elastic_restore(*, partitions: Collection[str] | None = None) -> None:
     """Give each partition's engine its stored elastic settings and demand (start-up, after
-    the ledger is back in the engines)."""
+    the ledger is back in the engines); with ``partitions``, only theirs."""
     gateway = engines_get()
+    chosen = list(gateway.partitions() if partitions is None else partitions)
     settings_of: dict[str, Any] = {
-        row.partition: row for row in ElasticSettings.objects.all()
+        row.partition: row for row in ElasticSettings.objects.filter(partition__in=chosen)
     }
     demands: dict[str, dict[str, dict[str, int]]] = {}
-    for partition, queue_path, resource in ElasticDemand.objects.values_list(
-        "partition", "queue_path", "resource"
-    ):
+    for partition, queue_path, resource in ElasticDemand.objects.filter(
+        partition__in=chosen
+    ).values_list("partition", "queue_path", "resource"):
         demands.setdefault(partition, {})[queue_path] = resource
-    for partition in gateway.partitions():
+    for partition in chosen:
         row = settings_of.get(partition)
         if row is None and partition not in demands:
             continue

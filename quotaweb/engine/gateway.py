@@ -75,6 +75,7 @@ at most two group writes (the one under way, then its own), and an apply waits f
 from __future__ import annotations
 
 import asyncio
+import math
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
@@ -91,11 +92,12 @@ from quotaweb.engine.live import (
     LiveSet,
     named_tuple,
 )
+from quotaweb.engine.owners import ARRIVAL_SECONDS, NotOwner, fenced
 from quotaweb.engine.quotatrees import trees_reset
 from quotaweb.engine.reads import EngineReads
 from quotaweb.postgresql.waits import due, remaining, until
 from trackers import Engine, InvalidRequest, NotTracked, compile_config, parse_config
-from trackers.config.model import Config
+from trackers.config.model import Config, Partition
 from trackers.gcpause import paused_gc
 
 ERR_NOT_LOADED = "the quota engines are still starting; try again in a moment"
@@ -159,6 +161,12 @@ class ApplicationNotFound(AllocationNotFound):
     message = ERR_NO_APPLICATION
 
 
+def _arrived() -> threading.Event:
+    event = threading.Event()
+    event.set()
+    return event
+
+
 @dataclass
 class PartitionSlot:
     engine: Engine
@@ -170,6 +178,12 @@ class PartitionSlot:
     elastic: ElasticState = field(init=False)
     # When the partition became active here (nanoseconds): YuniKorn's state transition time.
     active_since_ns: int = field(default_factory=time.time_ns)
+    # With leases (``quotaweb.engine.owners``): the lease epoch every ledger write of this slot
+    # carries; until when (``time.monotonic``) the lease is known to hold; set once the slot
+    # has been filled from the ledger. Without: 0, forever, at once.
+    epoch: int = 0
+    fresh_until: float = math.inf
+    arrived: threading.Event = field(default_factory=_arrived)
 
     def __post_init__(self) -> None:
         # The event log tells an application's last release by the live allocations.
@@ -248,29 +262,124 @@ def _batch_events(
 class Gateway(EngineReads):
     """The engines of every configured partition, in configuration order."""
 
-    def __init__(self, slots: dict[str, PartitionSlot]) -> None:
+    def __init__(
+        self, slots: dict[str, PartitionSlot], *, config: Config | None = None,
+        version: int | None = None, leased: bool = False,
+    ) -> None:
         self._slots = slots
+        # Every configured partition (in order), owned here or not, and the version they are on.
+        self._configs: dict[str, Partition] = (
+            {p.name: p for p in config.partitions} if config is not None else {}
+        )
+        self._version = version
+        # With leases, slots only for the partitions this peer owns (``quotaweb.engine.owners``)
+        # and, for the others, who owns them: {partition: (peer name, address)}.
+        self.leased = leased
+        self._elsewhere: dict[str, tuple[str, str]] = {}
         # One whole-document switch at a time; per-partition work still runs under slot locks.
         self._switch_lock = threading.Lock()
         # When these engines were created (start-up), in nanoseconds since the epoch.
         self.started_ns = time.time_ns()
 
     @classmethod
-    def from_config(cls, config: Config, *, version: int | None = None) -> Gateway:
-        slots = {
+    def from_config(
+        cls, config: Config, *, version: int | None = None, leased: bool = False
+    ) -> Gateway:
+        """Every partition's engine; with ``leased``, none yet: each comes with its lease."""
+        slots = {} if leased else {
             partition.name: PartitionSlot(engine=Engine(partition, version=version))
             for partition in config.partitions
         }
-        return cls(slots)
+        return cls(slots, config=config, version=version, leased=leased)
 
     def partitions(self) -> list[str]:
-        return list(self._slots)
+        """The partitions this process serves, in configuration order (with leases, the ones
+        it owns and has filled)."""
+        slots = self._slots
+        return [name for name in self._configs
+                if (slot := slots.get(name)) is not None and slot.arrived.is_set()]
+
+    def configured(self) -> list[str]:
+        """Every partition of the loaded configuration, served here or not."""
+        return list(self._configs)
+
+    @property
+    def config_version(self) -> int | None:
+        return self._version
 
     def _slot(self, partition: str) -> PartitionSlot:
-        try:
-            return self._slots[partition]
-        except KeyError:
-            raise UnknownPartition(partition) from None
+        slot = self._slots.get(partition)
+        if slot is not None and slot.arrived.is_set() and slot.fresh_until > time.monotonic():
+            return slot
+        return self._slot_unserved(partition, slot)
+
+    def _slot_unserved(self, partition: str, slot: PartitionSlot | None) -> PartitionSlot:
+        """A partition this process does not serve right now: waited for (within the
+        caller's bound) while it is being filled, else ``NotOwner`` or ``UnknownPartition``."""
+        if slot is not None and not slot.arrived.is_set():
+            wait = remaining()
+            slot.arrived.wait(ARRIVAL_SECONDS if wait is None else wait)
+            if (slot.arrived.is_set() and self._slots.get(partition) is slot
+                    and slot.fresh_until > time.monotonic()):
+                return slot
+            raise NotOwner(partition)
+        if slot is not None:
+            # Its lease was not renewed in time: no answer from an engine that may be stale.
+            raise NotOwner(partition)
+        if self.leased and partition in self._configs:
+            raise NotOwner(partition, *self._elsewhere.get(partition, ("", "")))
+        raise UnknownPartition(partition)
+
+    # -- ownership with leases (``quotaweb.engine.owners``) ---------------------------------------
+
+    def owned(self) -> dict[str, int]:
+        """{partition: lease epoch} of every slot held, being filled or not."""
+        return {name: slot.epoch for name, slot in self._slots.items()}
+
+    def owners_note(self, elsewhere: dict[str, tuple[str, str]]) -> None:
+        """Who owns the partitions not held here: {partition: (peer name, address)}."""
+        self._elsewhere = elsewhere
+
+    def slot_arrive(self, partition: str, *, epoch: int, fresh_until: float) -> None:
+        """Hold an empty slot for a partition whose lease was just taken at ``epoch``: requests
+        for it wait (``_slot_unserved``) until ``slot_ready``, after the ledger is restored."""
+        with self._switch_lock:
+            config = self._configs.get(partition)
+            if config is None:
+                raise UnknownPartition(partition)
+            arrived = threading.Event()
+            slot = PartitionSlot(
+                engine=Engine(config, version=self._version), epoch=epoch,
+                fresh_until=fresh_until, arrived=arrived,
+            )
+            self._slots = {**self._slots, partition: slot}
+
+    def slot_ready(self, partition: str) -> None:
+        self._slots[partition].arrived.set()
+
+    def slot_drop(self, partition: str) -> PartitionSlot | None:
+        """Stop serving ``partition`` at once (its lease is lost or being handed on): requests
+        that come now get ``NotOwner``; ones already in its slot finish, and their writes are
+        refused by the fence if the lease has moved on. The slot dropped, if any."""
+        with self._switch_lock:
+            slots = dict(self._slots)
+            slot = slots.pop(partition, None)
+            self._slots = slots
+        if slot is not None:
+            slot.fresh_until = -math.inf
+            slot.arrived.set()
+        return slot
+
+    def leases_fresh(self, epochs: Mapping[str, int], *, until: float) -> None:
+        """The leases of ``epochs`` were renewed: their slots serve until ``until``."""
+        for name, slot in self._slots.items():
+            if epochs.get(name) == slot.epoch:
+                slot.fresh_until = until
+
+    def _held(self, partition: str) -> PartitionSlot:
+        """The slot held for ``partition``, filled or being filled (the restore's)."""
+        slot = self._slots.get(partition)
+        return slot if slot is not None else self._slot_unserved(partition, None)
 
     @staticmethod
     def _acquire(slot: PartitionSlot, partition: str) -> None:
@@ -327,6 +436,9 @@ class Gateway(EngineReads):
             for name, limits in compiled.items():
                 slot = previous.get(name)
                 if slot is None:
+                    if self.leased:
+                        # A new partition is a new unit: whoever takes its lease builds it.
+                        continue
                     slot = PartitionSlot(engine=Engine(limits, version=version))
                 elif slot.engine.version != version:
                     with slot.lock:
@@ -334,11 +446,13 @@ class Gateway(EngineReads):
                     slot.elastic.configure(limits.partition)
                 slots[name] = slot
             self._slots = slots
+            self._configs = {p.name: p for p in config.partitions}
+            self._version = version
         return version
 
     def elastic(self, partition: str) -> ElasticState:
         """The partition's elastic quota (``quotaweb.engine.elastic``)."""
-        return self._slot(partition).elastic
+        return self._held(partition).elastic
 
     def elastic_enabled(self, partition: str) -> bool:
         slot = self._slots.get(partition)
@@ -385,7 +499,7 @@ class Gateway(EngineReads):
                 self._undo(slot, [Step("allocate", allocation) for allocation in rows])
 
         def write_group(rows: list[LiveAllocation], at: float | None) -> None:
-            with until(at):
+            with until(at), fenced(slot.epoch):
                 write(rows, [])
 
         return Sides(write_group, undo, partial(self._committed, slot))
@@ -407,7 +521,10 @@ class Gateway(EngineReads):
         through runs as a task of its own that a cancelled caller does not stop: a write cut
         off midway could commit after its undo, and the group's other rows need a leader.
         """
-        slot = self._slot(partition)
+        slot = self._slots.get(partition)
+        if slot is None or not slot.arrived.is_set() or slot.fresh_until <= time.monotonic():
+            # Not served here, or being filled: a thread answers (it may wait for the filling).
+            return None
         if not slot.lock.acquire(blocking=False):
             return None
         try:
@@ -421,7 +538,7 @@ class Gateway(EngineReads):
         finally:
             slot.lock.release()
         async def write_group(rows: list[LiveAllocation], at: float | None) -> None:
-            with until(at):
+            with until(at), fenced(slot.epoch):
                 await write(rows)
 
         sides = LoopSides(
@@ -464,7 +581,8 @@ class Gateway(EngineReads):
             if not slot.commits.wait(timeout=remaining()):
                 raise PartitionBusy(partition)
         try:
-            yield
+            with fenced(slot.epoch):
+                yield
         finally:
             slot.lock.release()
 
@@ -583,7 +701,7 @@ class Gateway(EngineReads):
         """Put stored allocations back into a fresh engine (start-up), without any check.
         ``stored_ns``: when each key was stored, from which each application's state log
         starts again (``app_states``)."""
-        slot = self._slot(partition)
+        slot = self._held(partition)
         count = 0
         with slot.lock:
             for allocation in allocations:
@@ -655,13 +773,16 @@ _gateway: Gateway | None = None
 _swap_lock = threading.Lock()
 
 
-def engines_load(*, yaml_text: str, version: int | None = None) -> Gateway:
-    """Parse and validate the config (``trackers.ConfigError`` if invalid) and create the engines.
+def engines_load(
+    *, yaml_text: str, version: int | None = None, leased: bool = False
+) -> Gateway:
+    """Parse and validate the config (``trackers.ConfigError`` if invalid) and create the engines
+    (with ``leased``, none yet: each partition's comes with its lease).
 
     Replaces any gateway loaded before: call it once at start-up, in the serving process.
     """
     config = parse_config(yaml_text)
-    gateway = Gateway.from_config(config, version=version)
+    gateway = Gateway.from_config(config, version=version, leased=leased)
     global _gateway
     with _swap_lock:
         _gateway = gateway

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import psycopg
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.db import DEFAULT_DB_ALIAS, connections
@@ -26,6 +27,7 @@ from django.db.utils import Error as DatabaseError
 
 from quotaweb.config.selectors import active_version
 from quotaweb.core.ownership import listen_address, ownership_claim, port_claim
+from quotaweb.core.peers import PeerLeases
 from quotaweb.core.serving import (
     LISTEN_BACKLOG,
     engines_start_for,
@@ -34,6 +36,7 @@ from quotaweb.core.serving import (
     serve,
     site_url,
 )
+from quotaweb.leases.store import NameTaken
 
 SAMPLE_CONFIG = Path(settings.BASE_DIR) / "quotaweb" / "samples" / "queues.yaml"
 DEFAULT_DRAIN_SECONDS = 25.0
@@ -48,6 +51,10 @@ ERR_UNMIGRATED = (
     "with the same environment (DATABASE_URL), then start serve again."
 )
 ERR_DATABASE = "Cannot reach the database ({database}): {error}"
+MSG_PEER = (
+    "Peer {name}: partitions are shared with the other peers of this database through leases "
+    "of {seconds:g} s"
+)
 MSG_IMPORTED = "The database held no configuration: imported {path} as version 1."
 WARN_SAMPLE = (
     "That is the bundled sample configuration. Replace it with yours: the configuration pages, "
@@ -124,7 +131,8 @@ class Command(BaseCommand):
             raise CommandError(ERR_DEBUG)
         with port_claim(host=host, port=port, backlog=LISTEN_BACKLOG) as listening:
             ownership = ownership_claim(
-                command="manage.py serve", address=listen_address(host, port)
+                command="manage.py serve", address=listen_address(host, port),
+                lease=connections[DEFAULT_DB_ALIAS].vendor == "postgresql",
             )
             self.serve_owned(
                 host=host, port=port, config=config, drain_seconds=drain_seconds,
@@ -144,10 +152,25 @@ class Command(BaseCommand):
                                               if len(missing) > 5 else "")
             raise CommandError(ERR_UNMIGRATED.format(count=len(missing), names=shown))
 
+        leases = ownership.leases
+        if leases is not None:
+            try:
+                leases.open()
+            except NameTaken as exc:
+                raise CommandError(str(exc)) from None
+            except psycopg.Error as exc:
+                raise CommandError(
+                    ERR_DATABASE.format(database=database_label(), error=exc)
+                ) from exc
         config_path = config or settings.QUOTAWEB_CONFIG
         importing = active_version() is None
         self.stdout.write(f"Database: {database_label()}")
-        engines_start_for(config_path, self.stdout.write)
+        engines_start_for(config_path, self.stdout.write, leased=leases is not None)
+        peers = None
+        if leases is not None:
+            self.stdout.write(MSG_PEER.format(name=leases.name, seconds=leases.ttl_ms / 1000))
+            peers = PeerLeases(store=leases, write=self.stdout.write)
+            peers.start()
         if importing:
             self.stdout.write(MSG_IMPORTED.format(path=config_path))
             if Path(config_path).resolve() == SAMPLE_CONFIG.resolve():
@@ -165,5 +188,9 @@ class Command(BaseCommand):
                 listening=listening,
             )
         finally:
+            if peers is not None:
+                # The requests in flight have drained: hand every partition on, so the other
+                # peers take them within a round instead of after the lease.
+                peers.stop()
             owner.stop()
         self.stdout.write("Stopped.")
