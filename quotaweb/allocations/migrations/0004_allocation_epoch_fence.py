@@ -28,12 +28,12 @@ DROP FUNCTION quotaweb_ledger_fence();
 
 def trigger_create(apps, schema_editor):
     if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(TRIGGER)
+        schema_editor.execute(TRIGGER, params=None)
 
 
 def trigger_drop(apps, schema_editor):
     if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(UNTRIGGER)
+        schema_editor.execute(UNTRIGGER, params=None)
 
 
 class Migration(migrations.Migration):

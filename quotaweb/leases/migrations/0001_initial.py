@@ -28,12 +28,12 @@ UNFENCE = "DROP FUNCTION quotaweb_fence(text, bigint);"
 
 def fence_create(apps, schema_editor):
     if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(FENCE)
+        schema_editor.execute(FENCE, params=None)
 
 
 def fence_drop(apps, schema_editor):
     if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(UNFENCE)
+        schema_editor.execute(UNFENCE, params=None)
 
 
 class Migration(migrations.Migration):
