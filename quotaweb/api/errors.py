@@ -135,10 +135,10 @@ def _simple(status_code: int, code: str) -> Callable[[Exception, bool], ApiError
 _DOMAIN: tuple[tuple[type[Exception] | tuple[type[Exception], ...],
                      Callable[[Any, bool], ApiError]], ...] = (
     (RequestDataTooBig, lambda exc, yunikorn: too_large(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)),
-    ((EngineNotLoaded, TreesNotLoaded), _simple(503, "starting")),
-    (PartitionBusy, lambda exc, yunikorn: Unavailable(str(exc))),
     (NotOwner, lambda exc, yunikorn: NotServedHere(
         str(exc), owner=exc.owner, address=exc.address)),
+    ((EngineNotLoaded, TreesNotLoaded), _simple(503, "starting")),
+    (PartitionBusy, lambda exc, yunikorn: Unavailable(str(exc))),
     (UnknownPartition, lambda exc, yunikorn: ApiError(
         status_code=404, code="not_found",
         message=ERR_YUNIKORN_PARTITION if yunikorn else str(exc))),

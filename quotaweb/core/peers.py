@@ -92,9 +92,8 @@ class PeerLeases:
         if self._thread is not None:
             self._thread.join(timeout=self.ttl * 2)
         try:
-            with deadline():
-                for unit in sorted(self.owned()):
-                    self._give(unit)
+            for unit in sorted(self.owned()):
+                self._give(unit)
         except (psycopg.Error, DatabaseError):
             logger.warning("could not hand every unit on; they move when their lease expires",
                            exc_info=True)
@@ -134,32 +133,33 @@ class PeerLeases:
             if renewed.get(unit) != epoch:
                 self._lose(unit)
         self.gateway.leases_fresh(renewed, until=sent + self.ttl)
-        with deadline():
-            self._version_follow()
-            units = [*self.gateway.configured(), UNIT_TREES]
-            survey = self.store.survey(units)
-            owned = self.owned()
-            owners: dict[str, str | None] = {}
-            elsewhere: dict[str, tuple[str, str]] = {}
-            for unit in units:
-                held = survey.held.get(unit)
-                # A unit the table still gives this peer but that it dropped (a renewal came
-                # too late) is taken afresh, at a new epoch, and rebuilt.
-                if held is None or (held[0] == self.name and unit not in owned):
-                    owners[unit] = None
-                    continue
-                owners[unit] = held[0]
-                if held[0] != self.name:
-                    elsewhere[unit] = (held[0], survey.live.get(held[0], ""))
-            self.gateway.owners_note(elsewhere)
-            plan = balance_plan(me=self.name, units=units, owners=owners, live=survey.live)
-            for unit in plan.give:
-                self._give(unit)
-            for unit in plan.take:
-                taking = time.monotonic()
-                epoch = self.store.take(unit, epoch=survey.epochs[unit])
-                if epoch is not None:
-                    self._gain(unit, epoch, fresh_until=taking + self.ttl)
+        # No deadline for the rest: each statement has its own bound, and rebuilding a large
+        # partition from the ledger may take longer than one.
+        self._version_follow()
+        units = [*self.gateway.configured(), UNIT_TREES]
+        survey = self.store.survey(units)
+        owned = self.owned()
+        owners: dict[str, str | None] = {}
+        elsewhere: dict[str, tuple[str, str]] = {}
+        for unit in units:
+            held = survey.held.get(unit)
+            # A unit the table still gives this peer but that it dropped (a renewal came too
+            # late) is taken afresh, at a new epoch, and rebuilt.
+            if held is None or (held[0] == self.name and unit not in owned):
+                owners[unit] = None
+                continue
+            owners[unit] = held[0]
+            if held[0] != self.name:
+                elsewhere[unit] = (held[0], survey.live.get(held[0], ""))
+        self.gateway.owners_note(elsewhere)
+        plan = balance_plan(me=self.name, units=units, owners=owners, live=survey.live)
+        for unit in plan.give:
+            self._give(unit)
+        for unit in plan.take:
+            taking = time.monotonic()
+            epoch = self.store.take(unit, epoch=survey.epochs[unit])
+            if epoch is not None:
+                self._gain(unit, epoch, fresh_until=taking + self.ttl)
 
     def _version_follow(self) -> None:
         """Install the active configuration version when another peer applied it."""
@@ -173,7 +173,7 @@ class PeerLeases:
         started = time.perf_counter()
         try:
             if unit == UNIT_TREES:
-                trees_restore()
+                trees_restore(epoch=epoch)
                 self.trees_epoch = epoch
             else:
                 self.gateway.slot_arrive(unit, epoch=epoch, fresh_until=fresh_until)

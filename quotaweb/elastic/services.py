@@ -16,6 +16,7 @@ from django.db import transaction
 from quotaweb.elastic.models import ElasticDemand, ElasticSettings
 from quotaweb.engine.elastic import resource_checked
 from quotaweb.engine.gateway import engines_get
+from quotaweb.leases.services import lease_fence
 from trackers import InvalidRequest
 from trackers.config.model import Config
 from trackers.elastic import check_elastic
@@ -52,6 +53,7 @@ def elastic_settings_update(
                     ERR_ENABLE_RULES.format(partition=partition, count=len(errors)), errors
                 )
         with transaction.atomic():
+            lease_fence(unit=partition, epoch=state.epoch)
             ElasticSettings.objects.update_or_create(
                 partition=partition, defaults={"enabled": enabled, "updated_by": author}
             )
@@ -66,6 +68,7 @@ def elastic_total_set(
     checked = resource_checked(total, what="the cluster total")
     with state.write_lock:
         with transaction.atomic():
+            lease_fence(unit=partition, epoch=state.epoch)
             ElasticSettings.objects.update_or_create(
                 partition=partition, defaults={"cluster_total": checked, "updated_by": author}
             )
@@ -78,6 +81,7 @@ def elastic_demand_set(*, partition: str, queue_path: object, demand: object) ->
     with state.write_lock:
         path, checked = state.check_demand(queue_path, demand)
         with transaction.atomic():
+            lease_fence(unit=partition, epoch=state.epoch)
             if checked:
                 ElasticDemand.objects.update_or_create(
                     partition=partition, queue_path=path, defaults={"resource": checked}

@@ -2,7 +2,9 @@
 
 Engines are created explicitly by the process that serves requests (``engines_load``), never at
 import time or in ``AppConfig.ready()``: an import-time singleton would be copied into forked
-processes and shared between tests. Exactly one process may own a partition's engine.
+processes and shared between tests. Exactly one process may own a partition's engine: on
+PostgreSQL, peers share the partitions by lease, and each holds slots only for its own
+(``engine.owners``).
 
 The engine is thread-safe on its own; the per-partition lock keeps multi-step gateway work (an
 allocation's admission, a release's or a batch's engine changes and ledger write) in one piece.
@@ -92,7 +94,11 @@ from quotaweb.engine.live import (
     LiveSet,
     named_tuple,
 )
-from quotaweb.engine.owners import ARRIVAL_SECONDS, NotOwner, fenced
+from quotaweb.engine.owners import ERR_NOT_LOADED as ERR_NOT_LOADED
+from quotaweb.engine.owners import ERR_PARTITION as ERR_PARTITION
+from quotaweb.engine.owners import EngineNotLoaded as EngineNotLoaded
+from quotaweb.engine.owners import LeasedSlots, fenced
+from quotaweb.engine.owners import UnknownPartition as UnknownPartition
 from quotaweb.engine.quotatrees import trees_reset
 from quotaweb.engine.reads import EngineReads
 from quotaweb.postgresql.waits import due, remaining, until
@@ -100,8 +106,6 @@ from trackers import Engine, InvalidRequest, NotTracked, compile_config, parse_c
 from trackers.config.model import Config, Partition
 from trackers.gcpause import paused_gc
 
-ERR_NOT_LOADED = "the quota engines are still starting; try again in a moment"
-ERR_PARTITION = "partition {partition!r} is not configured"
 ERR_KEY_CONFLICT = (
     "allocation key {key!r} is already live with a different request; a retry must repeat the "
     "same body, a new allocation needs a new key"
@@ -111,21 +115,6 @@ ERR_NO_APPLICATION = "application {key!r} has no live allocation in partition {p
 ERR_PARTITION_BUSY = (
     "partition {partition!r} is busy: an earlier write is still waiting for the database"
 )
-
-
-class EngineNotLoaded(RuntimeError):
-    """No engine has been created in this process yet (the server is still starting)."""
-
-    def __init__(self) -> None:
-        super().__init__(ERR_NOT_LOADED)
-
-
-class UnknownPartition(LookupError):
-    """The partition is not part of the loaded configuration."""
-
-    def __init__(self, name: str) -> None:
-        super().__init__(ERR_PARTITION.format(partition=name))
-        self.name = name
 
 
 class PartitionBusy(RuntimeError):
@@ -188,7 +177,7 @@ class PartitionSlot:
     def __post_init__(self) -> None:
         # The event log tells an application's last release by the live allocations.
         self.events = EventLog(live=self.live)
-        self.elastic = ElasticState(self.engine)
+        self.elastic = ElasticState(self.engine, epoch=self.epoch)
 
 
 class Admission(NamedTuple):
@@ -259,7 +248,7 @@ def _batch_events(
             yield "released", result, _NO_EXTRA
 
 
-class Gateway(EngineReads):
+class Gateway(LeasedSlots[PartitionSlot], EngineReads):
     """The engines of every configured partition, in configuration order."""
 
     def __init__(
@@ -292,94 +281,17 @@ class Gateway(EngineReads):
         }
         return cls(slots, config=config, version=version, leased=leased)
 
-    def partitions(self) -> list[str]:
-        """The partitions this process serves, in configuration order (with leases, the ones
-        it owns and has filled)."""
-        slots = self._slots
-        return [name for name in self._configs
-                if (slot := slots.get(name)) is not None and slot.arrived.is_set()]
-
-    def configured(self) -> list[str]:
-        """Every partition of the loaded configuration, served here or not."""
-        return list(self._configs)
-
-    @property
-    def config_version(self) -> int | None:
-        return self._version
-
     def _slot(self, partition: str) -> PartitionSlot:
         slot = self._slots.get(partition)
         if slot is not None and slot.arrived.is_set() and slot.fresh_until > time.monotonic():
             return slot
         return self._slot_unserved(partition, slot)
 
-    def _slot_unserved(self, partition: str, slot: PartitionSlot | None) -> PartitionSlot:
-        """A partition this process does not serve right now: waited for (within the
-        caller's bound) while it is being filled, else ``NotOwner`` or ``UnknownPartition``."""
-        if slot is not None and not slot.arrived.is_set():
-            wait = remaining()
-            slot.arrived.wait(ARRIVAL_SECONDS if wait is None else wait)
-            if (slot.arrived.is_set() and self._slots.get(partition) is slot
-                    and slot.fresh_until > time.monotonic()):
-                return slot
-            raise NotOwner(partition)
-        if slot is not None:
-            # Its lease was not renewed in time: no answer from an engine that may be stale.
-            raise NotOwner(partition)
-        if self.leased and partition in self._configs:
-            raise NotOwner(partition, *self._elsewhere.get(partition, ("", "")))
-        raise UnknownPartition(partition)
-
-    # -- ownership with leases (``quotaweb.engine.owners``) ---------------------------------------
-
-    def owned(self) -> dict[str, int]:
-        """{partition: lease epoch} of every slot held, being filled or not."""
-        return {name: slot.epoch for name, slot in self._slots.items()}
-
-    def owners_note(self, elsewhere: dict[str, tuple[str, str]]) -> None:
-        """Who owns the partitions not held here: {partition: (peer name, address)}."""
-        self._elsewhere = elsewhere
-
-    def slot_arrive(self, partition: str, *, epoch: int, fresh_until: float) -> None:
-        """Hold an empty slot for a partition whose lease was just taken at ``epoch``: requests
-        for it wait (``_slot_unserved``) until ``slot_ready``, after the ledger is restored."""
-        with self._switch_lock:
-            config = self._configs.get(partition)
-            if config is None:
-                raise UnknownPartition(partition)
-            arrived = threading.Event()
-            slot = PartitionSlot(
-                engine=Engine(config, version=self._version), epoch=epoch,
-                fresh_until=fresh_until, arrived=arrived,
-            )
-            self._slots = {**self._slots, partition: slot}
-
-    def slot_ready(self, partition: str) -> None:
-        self._slots[partition].arrived.set()
-
-    def slot_drop(self, partition: str) -> PartitionSlot | None:
-        """Stop serving ``partition`` at once (its lease is lost or being handed on): requests
-        that come now get ``NotOwner``; ones already in its slot finish, and their writes are
-        refused by the fence if the lease has moved on. The slot dropped, if any."""
-        with self._switch_lock:
-            slots = dict(self._slots)
-            slot = slots.pop(partition, None)
-            self._slots = slots
-        if slot is not None:
-            slot.fresh_until = -math.inf
-            slot.arrived.set()
-        return slot
-
-    def leases_fresh(self, epochs: Mapping[str, int], *, until: float) -> None:
-        """The leases of ``epochs`` were renewed: their slots serve until ``until``."""
-        for name, slot in self._slots.items():
-            if epochs.get(name) == slot.epoch:
-                slot.fresh_until = until
-
-    def _held(self, partition: str) -> PartitionSlot:
-        """The slot held for ``partition``, filled or being filled (the restore's)."""
-        slot = self._slots.get(partition)
-        return slot if slot is not None else self._slot_unserved(partition, None)
+    def _slot_new(self, partition: str, *, epoch: int, fresh_until: float) -> PartitionSlot:
+        return PartitionSlot(
+            engine=Engine(self._configs[partition], version=self._version), epoch=epoch,
+            fresh_until=fresh_until, arrived=threading.Event(),
+        )
 
     @staticmethod
     def _acquire(slot: PartitionSlot, partition: str) -> None:

@@ -17,9 +17,16 @@ replaced can never borrow the new slot's epoch.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import math
+import threading
+import time
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import Generic, Protocol, TypeVar
+
+from quotaweb.postgresql.waits import remaining
+from trackers.config.model import Partition
 
 # The unit of ownership that is not a partition: every quota tree together.
 UNIT_TREES = "quota-trees"
@@ -27,6 +34,8 @@ UNIT_TREES = "quota-trees"
 # its own (``waits.remaining``): about the statement bound, like any wait of a write.
 ARRIVAL_SECONDS = 2.0
 
+ERR_NOT_LOADED = "the quota engines are still starting; try again in a moment"
+ERR_PARTITION = "partition {partition!r} is not configured"
 ERR_NOT_OWNER = (
     "partition {partition!r} is served by peer {owner!r} ({address}), not by this one; send "
     "the request there, or try again"
@@ -37,14 +46,32 @@ ERR_MOVING = (
 )
 
 
-class NotOwner(RuntimeError):
+class EngineNotLoaded(RuntimeError):
+    """No engine has been created in this process yet (the server is still starting)."""
+
+    def __init__(self) -> None:
+        super().__init__(ERR_NOT_LOADED)
+
+
+class UnknownPartition(LookupError):
+    """The partition is not part of the loaded configuration."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(ERR_PARTITION.format(partition=name))
+        self.name = name
+
+
+class NotOwner(EngineNotLoaded):
     """The partition is configured but this peer does not own it now: ``owner`` and
-    ``address`` name the peer that does ("" while it is moving or its owner is unknown)."""
+    ``address`` name the peer that does ("" while it is moving or its owner is unknown). A
+    kind of ``EngineNotLoaded`` (its engine is not loaded here), so that pages and sockets
+    that do not know about peers yet answer it as "starting" instead of failing; the API
+    answers it as itself (503 ``not_owner``)."""
 
     def __init__(self, partition: str, owner: str = "", address: str = "") -> None:
         message = (ERR_NOT_OWNER.format(partition=partition, owner=owner, address=address)
                    if owner else ERR_MOVING.format(partition=partition))
-        super().__init__(message)
+        RuntimeError.__init__(self, message)
         self.partition, self.owner, self.address = partition, owner, address
 
 
@@ -81,3 +108,108 @@ def fenced(epoch: int) -> Iterator[None]:
         yield
     finally:
         _fence.reset(token)
+
+
+class OwnedSlot(Protocol):
+    """What ownership uses of a partition's slot (``gateway.PartitionSlot``)."""
+
+    epoch: int
+    fresh_until: float
+    arrived: threading.Event
+
+
+_Slot = TypeVar("_Slot", bound=OwnedSlot)
+
+
+class LeasedSlots(Generic[_Slot]):
+    """The gateway's slots as ownership sees them, mixed into ``Gateway``, which provides the
+    slots, the configured partitions and ``_slot_new``. Slots are added and dropped under the
+    switch lock, by replacing the whole mapping, so a configuration switch never loses one."""
+
+    _slots: dict[str, _Slot]
+    _configs: dict[str, Partition]
+    _switch_lock: threading.Lock
+    _elsewhere: dict[str, tuple[str, str]]
+    _version: int | None
+    leased: bool
+
+    def _slot_new(self, partition: str, *, epoch: int, fresh_until: float) -> _Slot:
+        raise NotImplementedError
+
+    def partitions(self) -> list[str]:
+        """The partitions this process serves, in configuration order (with leases, the ones
+        it owns and has filled)."""
+        slots = self._slots
+        return [name for name in self._configs
+                if (slot := slots.get(name)) is not None and slot.arrived.is_set()]
+
+    def configured(self) -> list[str]:
+        """Every partition of the loaded configuration, served here or not."""
+        return list(self._configs)
+
+    @property
+    def config_version(self) -> int | None:
+        return self._version
+
+    def _slot_unserved(self, partition: str, slot: _Slot | None) -> _Slot:
+        """A partition this process does not serve right now: waited for (within the
+        caller's bound) while it is being filled, else ``NotOwner`` or ``UnknownPartition``."""
+        if slot is not None and not slot.arrived.is_set():
+            wait = remaining()
+            slot.arrived.wait(ARRIVAL_SECONDS if wait is None else wait)
+            if (slot.arrived.is_set() and self._slots.get(partition) is slot
+                    and slot.fresh_until > time.monotonic()):
+                return slot
+            raise NotOwner(partition)
+        if slot is not None:
+            # Its lease was not renewed in time: no answer from an engine that may be stale.
+            raise NotOwner(partition)
+        if self.leased and partition in self._configs:
+            raise NotOwner(partition, *self._elsewhere.get(partition, ("", "")))
+        raise UnknownPartition(partition)
+
+    # -- ownership with leases (``quotaweb.engine.owners``) ---------------------------------------
+
+    def owned(self) -> dict[str, int]:
+        """{partition: lease epoch} of every slot held, being filled or not."""
+        return {name: slot.epoch for name, slot in self._slots.items()}
+
+    def owners_note(self, elsewhere: dict[str, tuple[str, str]]) -> None:
+        """Who owns the partitions not held here: {partition: (peer name, address)}."""
+        self._elsewhere = elsewhere
+
+    def slot_arrive(self, partition: str, *, epoch: int, fresh_until: float) -> None:
+        """Hold an empty slot for a partition whose lease was just taken at ``epoch``: requests
+        for it wait (``_slot_unserved``) until ``slot_ready``, after the ledger is restored."""
+        with self._switch_lock:
+            if partition not in self._configs:
+                raise UnknownPartition(partition)
+            slot = self._slot_new(partition, epoch=epoch, fresh_until=fresh_until)
+            self._slots = {**self._slots, partition: slot}
+
+    def slot_ready(self, partition: str) -> None:
+        self._slots[partition].arrived.set()
+
+    def slot_drop(self, partition: str) -> _Slot | None:
+        """Stop serving ``partition`` at once (its lease is lost or being handed on): requests
+        that come now get ``NotOwner``; ones already in its slot finish, and their writes are
+        refused by the fence if the lease has moved on. The slot dropped, if any."""
+        with self._switch_lock:
+            slots = dict(self._slots)
+            slot = slots.pop(partition, None)
+            self._slots = slots
+        if slot is not None:
+            slot.fresh_until = -math.inf
+            slot.arrived.set()
+        return slot
+
+    def leases_fresh(self, epochs: Mapping[str, int], *, until: float) -> None:
+        """The leases of ``epochs`` were renewed: their slots serve until ``until``."""
+        for name, slot in self._slots.items():
+            if epochs.get(name) == slot.epoch:
+                slot.fresh_until = until
+
+    def _held(self, partition: str) -> _Slot:
+        """The slot held for ``partition``, filled or being filled (the restore's)."""
+        slot = self._slots.get(partition)
+        return slot if slot is not None else self._slot_unserved(partition, None)

@@ -10,34 +10,11 @@ import asyncio
 import pytest
 
 from tests.api.allocation_support import ALLOCATIONS, GiB, body, used
-from tests.leases.support import lease_rows, lease_store, ledger_rows, postgres_only
+from tests.leases.support import lease_rows, ledger_rows, postgres_only
 
 pytestmark = [postgres_only, pytest.mark.django_db(transaction=True)]
 
 BATCH = "/api/v1/partitions/default/allocations/batch"
-
-
-@pytest.fixture
-def owner(db):
-    """``CAPPED_YAML`` active, and peer p1 owning every unit after its first round."""
-    from quotaweb.config.services import config_apply
-    from quotaweb.core.peers import PeerLeases
-    from quotaweb.core.services import engines_start
-    from tests.configs import CAPPED_YAML
-
-    config_apply(yaml_text=CAPPED_YAML, author=None, base_version=None)
-    engines_start(leased=True)
-    peer = PeerLeases(store=lease_store("p1"), write=lambda line: None)
-    peer.round()
-    yield peer
-    peer.store.close()
-
-
-@pytest.fixture
-def taker():
-    store = lease_store("p2")
-    yield store
-    store.close()
 
 
 def _take_over(taker, unit: str = "default") -> int:
@@ -142,3 +119,33 @@ def test_a_write_without_an_epoch_is_refused_once_the_partition_is_leased(owner)
         _ledger_write("default")([row], [])
     assert fence_refused(refused.value)
     assert ledger_rows() == {}
+
+
+def test_elastic_writes_after_a_takeover_store_nothing(owner, taker):
+    from django.db import DatabaseError
+
+    from quotaweb.elastic.models import ElasticSettings
+    from quotaweb.elastic.services import elastic_total_set
+    from quotaweb.engine.owners import fence_refused
+
+    elastic_total_set(partition="default", total={"memory": GiB}, author=None)
+    _take_over(taker)
+    with pytest.raises(DatabaseError) as refused:
+        elastic_total_set(partition="default", total={"memory": 2 * GiB}, author=None)
+    assert fence_refused(refused.value)
+    assert ElasticSettings.objects.get(partition="default").cluster_total == {"memory": GiB}
+
+
+def test_quota_tree_writes_after_a_takeover_store_nothing(owner, taker):
+    from django.db import DatabaseError
+
+    from quotaweb.engine.owners import UNIT_TREES, fence_refused
+    from quotaweb.quotatrees.models import Tree
+    from quotaweb.quotatrees.services import tree_put
+    from tests.quotatrees.support import example_document
+
+    _take_over(taker, UNIT_TREES)
+    with pytest.raises(DatabaseError) as refused:
+        tree_put(tree="example", document=example_document(), author=None)
+    assert fence_refused(refused.value)
+    assert not Tree.objects.exists()
