@@ -34,7 +34,7 @@ from quotaweb.engine.gateway import (
     PartitionBusy,
     UnknownPartition,
 )
-from quotaweb.engine.owners import ERR_FENCED, NotOwner, fence_refused
+from quotaweb.engine.owners import ERR_FENCED, LeaseUnconfirmed, NotOwner, fence_refused
 from quotaweb.engine.quotatrees import TreesNotLoaded
 from quotaweb.postgresql.waits import unavailable_reason
 from quotaweb.quotatrees.services import TreeRejected
@@ -135,6 +135,7 @@ def _simple(status_code: int, code: str) -> Callable[[Exception, bool], ApiError
 _DOMAIN: tuple[tuple[type[Exception] | tuple[type[Exception], ...],
                      Callable[[Any, bool], ApiError]], ...] = (
     (RequestDataTooBig, lambda exc, yunikorn: too_large(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)),
+    (LeaseUnconfirmed, lambda exc, yunikorn: Unavailable(str(exc))),
     (NotOwner, lambda exc, yunikorn: NotServedHere(
         str(exc), owner=exc.owner, address=exc.address)),
     ((EngineNotLoaded, TreesNotLoaded), _simple(503, "starting")),

@@ -9,9 +9,10 @@ lost or handed on is dropped from the gateway at once. The first round runs befo
 starts, so a lone peer owns everything before it answers anything.
 
 Liveness, not safety: if no renewal succeeded within a lease measured from when it was sent
-(on this process's monotonic clock), every slot stops answering by itself (``fresh_until``),
-even if this thread is stuck. What keeps two owners from both storing is the fence in the
-database (``quotaweb_fence``), whatever this thread believes.
+(on this process's monotonic clock), every slot stops answering by itself (``fresh_until``,
+503 ``database_unavailable``), even if this thread is stuck, and answers again once a renewal
+gets through and no other peer has taken the unit meanwhile. What keeps two owners from both
+storing is the fence in the database (``quotaweb_fence``), whatever this thread believes.
 """
 
 from __future__ import annotations
@@ -124,9 +125,11 @@ class PeerLeases:
             with deadline(at_most=self.ttl / 2):
                 renewed = self.store.renew()
         except psycopg.Error:
+            # The slots stop answering by themselves once their lease is not confirmed
+            # (``fresh_until``), and take up again at the next renewal if no other peer took
+            # their units meanwhile: nothing to rebuild after a short database outage.
             if time.monotonic() - self._renewed_at > self.ttl and self.owned():
                 logger.warning(MSG_STALE.format(seconds=time.monotonic() - self._renewed_at))
-                self._drop_all()
             raise
         self._renewed_at = sent
         for unit, epoch in self.owned().items():

@@ -8,7 +8,7 @@ from django.conf import settings
 
 from quotaweb.allocations.services import ledger_restore
 from quotaweb.config.selectors import active_version
-from quotaweb.config.services import config_apply
+from quotaweb.config.services import ConfigConflict, config_apply
 from quotaweb.elastic.services import elastic_restore
 from quotaweb.engine.gateway import Gateway, engines_load
 from quotaweb.quotatrees.services import trees_restore
@@ -32,10 +32,17 @@ def engines_start(*, config_path: Path | str | None = None, leased: bool = False
     version = active_version()
     if version is None:
         path = Path(config_path) if config_path is not None else Path(settings.QUOTAWEB_CONFIG)
-        version = config_apply(
-            yaml_text=path.read_text(encoding="utf-8"), author=None,
-            comment=INITIAL_IMPORT_COMMENT, base_version=None,
-        )
+        try:
+            version = config_apply(
+                yaml_text=path.read_text(encoding="utf-8"), author=None,
+                comment=INITIAL_IMPORT_COMMENT, base_version=None,
+            )
+        except ConfigConflict:
+            # Another peer starting at the same moment imported its file first: that version
+            # is the one every peer loads.
+            version = active_version()
+            if version is None:
+                raise
     gateway = engines_load(yaml_text=version.yaml, version=version.number, leased=leased)
     if leased:
         return gateway

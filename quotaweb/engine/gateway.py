@@ -282,10 +282,20 @@ class Gateway(LeasedSlots[PartitionSlot], EngineReads):
         return cls(slots, config=config, version=version, leased=leased)
 
     def _slot(self, partition: str) -> PartitionSlot:
+        """The partition's slot for a read: served here and filled. A slot whose lease is not
+        confirmed still answers reads, as a process whose database is away does."""
+        slot = self._slots.get(partition)
+        if slot is not None and slot.arrived.is_set():
+            return slot
+        return self._slot_unserved(partition, slot)
+
+    def _writable(self, partition: str) -> PartitionSlot:
+        """The partition's slot for a change: served here, filled, and its lease confirmed
+        within its time (``LeaseUnconfirmed`` otherwise)."""
         slot = self._slots.get(partition)
         if slot is not None and slot.arrived.is_set() and slot.fresh_until > time.monotonic():
             return slot
-        return self._slot_unserved(partition, slot)
+        return self._slot_unserved(partition, slot, writing=True)
 
     def _slot_new(self, partition: str, *, epoch: int, fresh_until: float) -> PartitionSlot:
         return PartitionSlot(
@@ -314,7 +324,7 @@ class Gateway(LeasedSlots[PartitionSlot], EngineReads):
         """The partition's lock (bounded like a write's) for settling writes in doubt
         (``quotaweb.allocations.doubts``), with the keys admitted but not yet durable: no
         admission interleaves, and those keys are stored by their own group's write."""
-        slot = self._slot(partition)
+        slot = self._writable(partition)
         with self._holding(slot, partition):
             yield slot.commits.unsettled()
 
@@ -383,7 +393,7 @@ class Gateway(LeasedSlots[PartitionSlot], EngineReads):
         write fails, its admissions are undone in the engine and the database's error is raised
         to each of them: nothing is acknowledged that is not stored.
         """
-        slot = self._slot(partition)
+        slot = self._writable(partition)
         commits = slot.commits
         while True:
             with self._holding(slot, partition):
@@ -511,7 +521,7 @@ class Gateway(LeasedSlots[PartitionSlot], EngineReads):
     def release(self, partition: str, key: str, *, write: LedgerWrite) -> LiveAllocation:
         """Delete the allocation from the ledger with ``write``, then take its usage back (and
         stop its application running when it was the application's last)."""
-        slot = self._slot(partition)
+        slot = self._writable(partition)
         with self._settled(slot, partition, write):
             if key not in slot.live.by_key:
                 raise AllocationNotFound(key, partition=partition)
@@ -523,7 +533,7 @@ class Gateway(LeasedSlots[PartitionSlot], EngineReads):
     def release_application(
         self, partition: str, application_id: str, *, write: LedgerWrite
     ) -> list[LiveAllocation]:
-        slot = self._slot(partition)
+        slot = self._writable(partition)
         with self._settled(slot, partition, write):
             keys = sorted(slot.live.by_application.get(application_id, ()))
             if not keys:
@@ -548,7 +558,7 @@ class Gateway(LeasedSlots[PartitionSlot], EngineReads):
         input) is answered and changes nothing; the others go ahead. If storing fails, every
         engine change of the batch is undone in reverse order and the error propagates.
         """
-        slot = self._slot(partition)
+        slot = self._writable(partition)
         if any(op.op != "allocate" for op in operations):
             stream = None
         # A batch makes a few objects per operation and keeps them; the cyclic collector would

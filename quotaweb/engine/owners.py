@@ -40,6 +40,10 @@ ERR_NOT_OWNER = (
     "partition {partition!r} is served by peer {owner!r} ({address}), not by this one; send "
     "the request there, or try again"
 )
+ERR_UNCONFIRMED = (
+    "this peer could not renew its lease on partition {partition!r} in time (the database did "
+    "not answer)"
+)
 ERR_MOVING = (
     "partition {partition!r} is moving between peers (its new owner has not taken it up yet); "
     "try again in a moment"
@@ -90,6 +94,16 @@ def fence_refused(exc: BaseException | None) -> bool:
             return True
         exc = exc.__cause__
     return False
+
+
+class LeaseUnconfirmed(NotOwner):
+    """This peer holds the partition but its lease has not been renewed within its time (the
+    database is slow or away, or the process was paused): no answer from an engine another
+    peer may have taken over meanwhile. Answered as the database being away."""
+
+    def __init__(self, partition: str) -> None:
+        RuntimeError.__init__(self, ERR_UNCONFIRMED.format(partition=partition))
+        self.partition, self.owner, self.address = partition, "", ""
 
 
 _fence: ContextVar[int] = ContextVar("quotaweb_fence_epoch", default=0)
@@ -151,19 +165,24 @@ class LeasedSlots(Generic[_Slot]):
     def config_version(self) -> int | None:
         return self._version
 
-    def _slot_unserved(self, partition: str, slot: _Slot | None) -> _Slot:
-        """A partition this process does not serve right now: waited for (within the
-        caller's bound) while it is being filled, else ``NotOwner`` or ``UnknownPartition``."""
+    def _slot_unserved(
+        self, partition: str, slot: _Slot | None, *, writing: bool = False
+    ) -> _Slot:
+        """A partition this process does not serve right now (for a change when
+        ``writing``): waited for (within the caller's bound) while it is being filled, else
+        ``LeaseUnconfirmed``, ``NotOwner`` or ``UnknownPartition``."""
         if slot is not None and not slot.arrived.is_set():
             wait = remaining()
             slot.arrived.wait(ARRIVAL_SECONDS if wait is None else wait)
-            if (slot.arrived.is_set() and self._slots.get(partition) is slot
-                    and slot.fresh_until > time.monotonic()):
+            if slot.arrived.is_set() and self._slots.get(partition) is slot:
+                if writing and slot.fresh_until <= time.monotonic():
+                    raise LeaseUnconfirmed(partition)
                 return slot
             raise NotOwner(partition)
         if slot is not None:
-            # Its lease was not renewed in time: no answer from an engine that may be stale.
-            raise NotOwner(partition)
+            if not writing:
+                return slot
+            raise LeaseUnconfirmed(partition)
         if self.leased and partition in self._configs:
             raise NotOwner(partition, *self._elsewhere.get(partition, ("", "")))
         raise UnknownPartition(partition)

@@ -72,7 +72,9 @@ def test_a_partition_never_rebuilt_in_time_is_503_moving(leased, admin_api, sett
     assert response.json()["message"] == ERR_MOVING.format(partition="default")
 
 
-def test_a_lease_not_renewed_in_time_stops_the_slot_answering(leased, admin_api):
+def test_a_lease_not_renewed_in_time_stops_the_slot_until_it_is(leased, admin_api):
+    from quotaweb.engine.owners import ERR_UNCONFIRMED
+
     leased.slot_arrive("default", epoch=0, fresh_until=time.monotonic() + 60)
     leased.slot_ready("default")
     assert admin_api.post(ALLOCATIONS, body("k1"), format="json").status_code == 201
@@ -80,7 +82,12 @@ def test_a_lease_not_renewed_in_time_stops_the_slot_answering(leased, admin_api)
     leased.leases_fresh({"default": 0}, until=time.monotonic() - 0.001)
     response = admin_api.post(ALLOCATIONS, body("k2"), format="json")
     assert response.status_code == 503
-    assert response.json()["error"] == "not_owner"
+    assert response["Retry-After"]
+    assert response.json()["error"] == "database_unavailable"
+    assert ERR_UNCONFIRMED.format(partition="default") in response.json()["message"]
+
+    leased.leases_fresh({"default": 0}, until=time.monotonic() + 60)
+    assert admin_api.post(ALLOCATIONS, body("k2"), format="json").status_code == 201
 
 
 def test_a_dropped_partition_is_served_elsewhere_at_once(leased, admin_api):
