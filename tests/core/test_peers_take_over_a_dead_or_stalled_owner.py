@@ -4,7 +4,8 @@ within seconds, its engine holding every allocation the dead one acknowledged; w
 stopped (SIGSTOP) for longer than its lease it is taken over, and once resumed it acknowledges
 nothing more for the partition it lost (its writes are refused by the fence, or it already knows
 it lost the lease) and serves it as a non-owner. Afterwards the ledger holds every acknowledged
-allocation and the new owner's engine counts exactly the ledger.
+allocation and the new owner's engine counts exactly the ledger. A peer stopped with SIGTERM
+hands its units on before it exits.
 
 PostgreSQL's binaries are needed (the server is the test's own, ``tests.postgres_server``)."""
 
@@ -187,3 +188,18 @@ def test_a_stalled_owner_is_taken_over_and_acknowledges_nothing_after(peers):
     assert acknowledged | set(taken) == stored
     served = usage_served(second, peers.token, partition)
     assert served == usage_expected([allocation_body(key) for key in stored])
+
+
+def test_a_peer_stopped_with_sigterm_hands_its_units_on_before_it_exits(peers):
+    first, second = peers.servers
+    owned_first, _ = peers.spread([first, second])
+    partition = sorted(owned_first & set(PARTITIONS))[0]
+    assert peers.allocate(first, partition, "before").status == 201
+
+    assert first.stop(signal.SIGTERM) == 0
+    log = first.log_text()
+    for unit in owned_first:
+        assert f"handed {unit} on" in log
+    peers.wait_for(lambda: peers.owns(second) == UNITS, "the other peer owning every unit")
+    assert peers.allocate(second, partition, "after").status == 201
+    assert peers.ledger(partition) == {"before", "after"}
