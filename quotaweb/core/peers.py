@@ -67,7 +67,11 @@ class PeerLeases:
         self.trees_epoch: int | None = None
         self._renewed_at = time.monotonic()
         self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._threads: list[threading.Thread] = []
+        # Held across a renewal and its comparison with what is owned, and across a take and
+        # the making of its slot (never across a rebuild): a unit taken while a renewal was
+        # under way is not mistaken for one lost.
+        self._owning = threading.Lock()
 
     def owned(self) -> dict[str, int]:
         """{unit: epoch} of everything this peer holds now."""
@@ -77,21 +81,25 @@ class PeerLeases:
         return owned
 
     def start(self) -> None:
-        """The first round now (a lone peer owns everything before it serves), the rest in a
-        thread until ``stop``."""
+        """The first round now (a lone peer owns everything before it serves), the rest in
+        two threads until ``stop``: renewals in one, so that rebuilding a large partition in
+        the other never delays them past the lease."""
         global _current
         self.round()
         _current = self
-        self._thread = threading.Thread(target=self._run, name="quotaweb-leases", daemon=True)
-        self._thread.start()
+        for target, name in ((self.renew, "quotaweb-lease-renewal"),
+                             (self.share, "quotaweb-lease-sharing")):
+            thread = threading.Thread(target=self._run, args=(target,), name=name, daemon=True)
+            self._threads.append(thread)
+            thread.start()
 
     def stop(self) -> None:
         """Hand every unit on (a graceful stop: the others take them at their next round) and
         leave."""
         global _current
         self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=self.ttl * 2)
+        for thread in self._threads:
+            thread.join(timeout=self.ttl * 2)
         try:
             for unit in sorted(self.owned()):
                 self._give(unit)
@@ -103,11 +111,11 @@ class PeerLeases:
             if _current is self:
                 _current = None
 
-    def _run(self) -> None:
+    def _run(self, step: Callable[[], None]) -> None:
         interval = self.ttl / ROUNDS_PER_LEASE
         while not self._stop.wait(interval):
             try:
-                self.round()
+                step()
             except NameTaken:
                 logger.error("another process took this peer's name; serving nothing")
                 self._drop_all()
@@ -119,25 +127,34 @@ class PeerLeases:
                 connections[DEFAULT_DB_ALIAS].close()
 
     def round(self) -> None:
-        """Renew, look, take and hand on (module docstring)."""
-        sent = time.monotonic()
-        try:
-            with deadline(at_most=self.ttl / 2):
-                renewed = self.store.renew()
-        except psycopg.Error:
-            # The slots stop answering by themselves once their lease is not confirmed
-            # (``fresh_until``), and take up again at the next renewal if no other peer took
-            # their units meanwhile: nothing to rebuild after a short database outage.
-            if time.monotonic() - self._renewed_at > self.ttl and self.owned():
-                logger.warning(MSG_STALE.format(seconds=time.monotonic() - self._renewed_at))
-            raise
-        self._renewed_at = sent
-        for unit, epoch in self.owned().items():
-            if renewed.get(unit) != epoch:
-                self._lose(unit)
-        self.gateway.leases_fresh(renewed, until=sent + self.ttl)
-        # No deadline for the rest: each statement has its own bound, and rebuilding a large
-        # partition from the ledger may take longer than one.
+        """Renew, then look, take and hand on (module docstring)."""
+        self.renew()
+        self.share()
+
+    def renew(self) -> None:
+        """Renew every lease held; drop at once a unit the table no longer gives this peer."""
+        with self._owning:
+            sent = time.monotonic()
+            try:
+                with deadline(at_most=self.ttl / 2):
+                    renewed = self.store.renew()
+            except psycopg.Error:
+                # The slots stop answering by themselves once their lease is not confirmed
+                # (``fresh_until``), and take up again at the next renewal if no other peer
+                # took their units meanwhile: nothing to rebuild after a short outage.
+                if time.monotonic() - self._renewed_at > self.ttl and self.owned():
+                    logger.warning(MSG_STALE.format(seconds=time.monotonic() - self._renewed_at))
+                raise
+            self._renewed_at = sent
+            for unit, epoch in self.owned().items():
+                if renewed.get(unit) != epoch:
+                    self._lose(unit)
+            self.gateway.leases_fresh(renewed, until=sent + self.ttl)
+
+    def share(self) -> None:
+        """Follow the active version, look at the table, hand on and take units. No deadline:
+        each statement has its own bound, and rebuilding a large partition from the ledger may
+        take longer than one."""
         self._version_follow()
         units = [*self.gateway.configured(), UNIT_TREES]
         survey = self.store.survey(units)
@@ -159,10 +176,16 @@ class PeerLeases:
         for unit in plan.give:
             self._give(unit)
         for unit in plan.take:
-            taking = time.monotonic()
-            epoch = self.store.take(unit, epoch=survey.epochs[unit])
-            if epoch is not None:
-                self._gain(unit, epoch, fresh_until=taking + self.ttl)
+            with self._owning:
+                taking = time.monotonic()
+                epoch = self.store.take(unit, epoch=survey.epochs[unit])
+                if epoch is None:
+                    continue
+                if unit == UNIT_TREES:
+                    self.trees_epoch = epoch
+                else:
+                    self.gateway.slot_arrive(unit, epoch=epoch, fresh_until=taking + self.ttl)
+            self._gain(unit, epoch)
 
     def _version_follow(self) -> None:
         """Install the active configuration version when another peer applied it."""
@@ -172,14 +195,17 @@ class PeerLeases:
         config = parse_config(version_get(number=number).yaml)
         self.gateway.switch_config(config, commit=lambda: number)
 
-    def _gain(self, unit: str, epoch: int, *, fresh_until: float) -> None:
+    def _gain(self, unit: str, epoch: int) -> None:
+        """Rebuild a unit just taken at ``epoch`` (its slot made, empty) and serve it."""
         started = time.perf_counter()
         try:
             if unit == UNIT_TREES:
                 trees_restore(epoch=epoch)
-                self.trees_epoch = epoch
+                if self.trees_epoch != epoch:
+                    # Lost again while it was being rebuilt.
+                    trees_reset()
+                    return
             else:
-                self.gateway.slot_arrive(unit, epoch=epoch, fresh_until=fresh_until)
                 ledger_restore(partitions=[unit])
                 elastic_restore(partitions=[unit])
                 self.gateway.slot_ready(unit)

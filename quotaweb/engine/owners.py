@@ -207,7 +207,10 @@ class LeasedSlots(Generic[_Slot]):
             self._slots = {**self._slots, partition: slot}
 
     def slot_ready(self, partition: str) -> None:
-        self._slots[partition].arrived.set()
+        """The slot is filled: it serves (unless it was dropped meanwhile)."""
+        slot = self._slots.get(partition)
+        if slot is not None:
+            slot.arrived.set()
 
     def slot_drop(self, partition: str) -> _Slot | None:
         """Stop serving ``partition`` at once (its lease is lost or being handed on): requests

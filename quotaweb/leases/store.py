@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import socket
+import threading
 from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
@@ -61,12 +62,19 @@ class LeaseStore:
     def __init__(self, *, name: str, address: str, ttl_ms: int) -> None:
         self.name, self.address, self.ttl_ms = name, address, ttl_ms
         self._connection: psycopg.Connection[Any] | None = None
+        # Renewals and the rest run in two threads (``core.peers``): psycopg lets them share
+        # the connection, one statement at a time; replacing it is done by one of them.
+        self._connecting = threading.Lock()
 
     def open(self) -> None:
         """Connect and claim the peer's name (``NameTaken`` when a live process holds it)."""
         self._connect()
 
     def _connect(self) -> psycopg.Connection[Any]:
+        with self._connecting:
+            return self._connected()
+
+    def _connected(self) -> psycopg.Connection[Any]:
         connection = self._connection
         if connection is not None and not connection.closed and not connection.broken:
             return connection
