@@ -258,7 +258,8 @@ class Gateway(LeasedSlots[PartitionSlot], EngineReads):
         self._slots = slots
         # Every configured partition (in order), owned here or not, and the version they are on.
         self._configs: dict[str, Partition] = (
-            {p.name: p for p in config.partitions} if config is not None else {}
+            {p.name: p for p in config.partitions} if config is not None
+            else {name: slot.engine.config for name, slot in slots.items()}
         )
         self._version = version
         # With leases, slots only for the partitions this peer owns (``quotaweb.engine.owners``)
