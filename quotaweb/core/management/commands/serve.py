@@ -7,7 +7,13 @@ migrations are not all applied (it names the command to run: serve never migrate
 so an upgrade's migrations run once, when the operator says so); load the engines from the
 active configuration version (``engines_start``: the ledger's live allocations, the elastic
 quota settings, the quota trees); start the engine owner's background threads (the engine
-channel in channel mode, the usage sampler, the elastic worker); serve with daphne. It creates
+channel in channel mode, the usage sampler, the elastic worker); serve with daphne.
+
+On PostgreSQL the process is a peer (``core.peers``): it claims its name
+(``QUOTAWEB_NODE_NAME``, default its address) once the migrations are known to be applied,
+loads only the configuration, and owns the partitions (and the quota trees) it takes leases on,
+rebuilt from the ledger as it takes them; the first round of leases runs before it serves, and
+on SIGTERM, after the drain, it hands every unit on. It creates
 no login and runs no simulator (``manage.py demo`` is the try-out that does).
 
 On SIGTERM (or Ctrl-C) it stops accepting connections, lets the requests in flight finish (up to
