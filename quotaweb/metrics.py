@@ -223,6 +223,12 @@ declare("quotaweb_allocations_total", "counter", "Allocations accepted.")
 declare("quotaweb_denials_total", "counter", "Allocations denied, by reason.", labels=("reason",))
 declare("quotaweb_releases_total", "counter", "Allocations released.")
 declare(
+    "quotaweb_ownership_changes_total", "counter",
+    "Units (partitions, the quota trees) this peer took, handed on, or lost to another peer "
+    "(PostgreSQL leases), by change: took, gave, lost.",
+    labels=("change",),
+)
+declare(
     "quotaweb_allocation_seconds", "histogram",
     "Time to answer an allocation request (engine step and ledger write), by operation: "
     "allocate, release, application_release (all of an application), batch (a whole batch).",

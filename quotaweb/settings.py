@@ -71,6 +71,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "quotaweb.engine",
+    "quotaweb.leases",
     "quotaweb.core",
     "quotaweb.config",
     "quotaweb.accounts",
@@ -329,6 +330,17 @@ QUOTAWEB_LEDGER_UPKEEP_SECONDS = env_int("QUOTAWEB_LEDGER_UPKEEP_SECONDS", 10, m
 # (one process, any channel layer). "channel": one process owns the engines (manage.py demo)
 # and the sockets of every web process (manage.py web) ask it for snapshots over a named
 # channel; updates reach them through Redis groups.
+# Peers on PostgreSQL (docs/design.md, "The engines and their owners"): each serving process
+# owns the partitions it holds a lease on. Its name in the lease table, logs, pages and the API
+# (default: the address it listens on, host:port); the lease's time to live, after which a
+# stalled owner's partitions are taken over (a dead one's are taken at once, through its
+# session's advisory lock). A shorter lease moves partitions of a stalled peer sooner and costs
+# a renewal round trip every tenth of it; a peer that could not renew within it stops admitting.
+QUOTAWEB_NODE_NAME = env_str("QUOTAWEB_NODE_NAME", None)
+if QUOTAWEB_NODE_NAME is not None and len(QUOTAWEB_NODE_NAME) > 255:
+    raise ImproperlyConfigured("QUOTAWEB_NODE_NAME is longer than 255 characters.")
+QUOTAWEB_LEASE_MS = env_int("QUOTAWEB_LEASE_MS", 2000, minimum=300, maximum=600_000)
+
 QUOTAWEB_ENGINE_OWNER = env_str("QUOTAWEB_ENGINE_OWNER", "local", choices=("local", "channel"))
 if QUOTAWEB_ENGINE_OWNER == "channel" and not REDIS_URL:
     raise ImproperlyConfigured(

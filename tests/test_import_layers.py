@@ -30,7 +30,7 @@ LAYERS: dict[str, int] = {
     "settings": 1, "settings_test": 1, "env": 1, "metrics": 1, "channel_layer": 1, "redaction": 1,
     "css_sizes": 1, "compression": 1,
     "postgresql": 1,
-    "engine": 2, "accounts": 2,
+    "engine": 2, "accounts": 2, "leases": 2,
     "config": 3, "allocations": 3,
     "api": 4, "usage": 4, "teams": 4, "elastic": 4,
     "quotatrees": 4,

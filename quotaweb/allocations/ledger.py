@@ -34,6 +34,7 @@ from quotaweb.engine.gateway import (
     engines_get,
 )
 from quotaweb.engine.live import LiveAllocation
+from quotaweb.engine.owners import fence_epoch
 from quotaweb.postgresql.base import has_input
 from quotaweb.postgresql.waits import (
     ERR_NO_ANSWER,
@@ -110,7 +111,7 @@ def _doubted(
 
 _INSERT_FIELDS = (
     "partition", "key", "application_id", "queue_path", "user", "groups", "resource", "group",
-    "created", "priority", "node_id",
+    "created", "priority", "node_id", "epoch",
 )
 # At most 990 parameters a statement: within every SQLite build's limit (999 before 3.32).
 _ROWS_PER_INSERT = 99
@@ -144,6 +145,11 @@ def _ledger_statement(connection: Any, kind: str, size: int = 0) -> str:
             f"DELETE FROM {table} WHERE {quote(meta.get_field('partition').column)} = %s "
             f"AND {quote(meta.get_field('key').column)} {keys}"
         )
+        if connection.vendor == "postgresql":
+            # The fence (``quotaweb.leases``): a deleted row does not say who deleted it, so
+            # the statement checks the deleter's epoch itself, once (a subquery is evaluated
+            # before any row is read), share-locking the lease row until it commits.
+            statement += " AND (SELECT quotaweb_fence(%s, %s))"
     if connection.vendor == "sqlite":
         statement = statement.replace("%s", "?")
     if size <= _ROWS_PER_INSERT or size == _KEYS_PER_DELETE:
@@ -172,13 +178,14 @@ def _ledger_execute(connection: Any, kind: str, size: int, params: list[Any]) ->
 
 
 def _ledger_delete(partition: str, keys: list[str], connection: Any) -> None:
+    fence = [partition, fence_epoch()] if connection.vendor == "postgresql" else []
     if connection.vendor == "postgresql" and len(keys) > 1:
         # One array for all the keys: one statement, and a seventh faster than a list of 500.
-        _ledger_execute(connection, "delete_any", 0, [partition, keys])
+        _ledger_execute(connection, "delete_any", 0, [partition, keys, *fence])
         return
     for start in range(0, len(keys), _KEYS_PER_DELETE):
         chunk = keys[start:start + _KEYS_PER_DELETE]
-        _ledger_execute(connection, "delete", len(chunk), [partition, *chunk])
+        _ledger_execute(connection, "delete", len(chunk), [partition, *chunk, *fence])
 
 
 def _ledger_insert(
@@ -290,13 +297,18 @@ class _LedgerRows:
         self.partition, self.connection = partition, connection
         created = _CREATED.get_db_prep_save(timezone.now(), connection)
         self.created = created.isoformat() if isinstance(created, datetime) else created
+        # The lease epoch of the slot this write belongs to: the database's fence checks it.
+        epoch = fence_epoch()
+        self.epoch = epoch if connection.vendor == "sqlite" else str(epoch)
         kept = _encodings_kept.get(connection.vendor)
         if kept is None:
             kept = _encodings_kept[connection.vendor] = ({}, {})
         self.groups, self.resources = kept
 
     def of(self, allocations: list[LiveAllocation]) -> list[tuple]:
-        partition, created, connection = self.partition, self.created, self.connection
+        partition, created, connection, epoch = (
+            self.partition, self.created, self.connection, self.epoch
+        )
         groups_seen, resources_seen = self.groups, self.resources
         rows = []
         for a in allocations:
@@ -314,7 +326,7 @@ class _LedgerRows:
             # The priority as text, like every value here (COPY and the loop's INSERT send
             # text; SQLite stores it in the integer column as a number).
             rows.append((partition, a.key, a.application_id, a.queue_path, a.user, groups,
-                         resource, a.group or "", created, str(a.priority), a.node_id))
+                         resource, a.group or "", created, str(a.priority), a.node_id, epoch))
         return rows
 
 

@@ -30,6 +30,10 @@ class Allocation(models.Model):
     # The node the scheduler placed the allocation on ("" when it named none): shown in the
     # YuniKorn reads only. A database default too, for a peer still on the version before.
     node_id = models.CharField(max_length=255, blank=True, default="", db_default="")
+    # The lease epoch of the peer that stored it (0 where no lease is held: SQLite, tools): on
+    # PostgreSQL the database refuses a row whose epoch is not its partition's current one
+    # (the fence, ``quotaweb.leases``).
+    epoch = models.BigIntegerField(default=0, db_default=0)
 
     class Meta:
         constraints = [

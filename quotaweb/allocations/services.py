@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from django.db import DEFAULT_DB_ALIAS, connections, transaction
 
@@ -186,18 +186,22 @@ def allocations_batch(
     return out
 
 
-def ledger_restore() -> dict[str, int]:
+def ledger_restore(*, partitions: Collection[str] | None = None) -> dict[str, int]:
     """Put every stored allocation back into the freshly loaded engines (start-up), in the
-    order they were accepted. Rows of a partition no longer configured are kept, not replayed,
-    and reported in the log."""
+    order they were accepted; with ``partitions``, only theirs (a peer that just took their
+    leases, into their empty slots). Rows of a partition no longer configured are kept, not
+    replayed, and reported in the log."""
     gateway = engines_get()
     started = time.perf_counter()
-    served = set(gateway.partitions())
+    served = set(gateway.partitions() if partitions is None else partitions)
     restored: dict[str, int] = {}
     skipped = 0
     fields = ("partition", "key", "application_id", "queue_path", "user", "groups", "resource",
               "group", "priority", "created", "node_id")
-    rows = Allocation.objects.order_by("id").values_list(*fields).iterator(chunk_size=5000)
+    stored = Allocation.objects.all()
+    if partitions is not None:
+        stored = stored.filter(partition__in=served)
+    rows = stored.order_by("id").values_list(*fields).iterator(chunk_size=5000)
     by_partition: dict[str, list[LiveAllocation]] = {}
     # When each key was stored: each application's state log starts again from its oldest.
     stored_ns: dict[str, dict[str, int]] = {}

@@ -22,7 +22,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
 from quotaweb.allocations.services import AllocationInvalid
-from quotaweb.api.problems import ApiError, Unavailable, too_large
+from quotaweb.api.problems import ApiError, NotServedHere, Unavailable, too_large
 from quotaweb.config import edits, selectors
 from quotaweb.config.services import ConfigConflict, ConfigRejected, VersionNotFound
 from quotaweb.elastic.services import ElasticRejected
@@ -34,6 +34,7 @@ from quotaweb.engine.gateway import (
     PartitionBusy,
     UnknownPartition,
 )
+from quotaweb.engine.owners import ERR_FENCED, LeaseUnconfirmed, NotOwner, fence_refused
 from quotaweb.engine.quotatrees import TreesNotLoaded
 from quotaweb.postgresql.waits import unavailable_reason
 from quotaweb.quotatrees.services import TreeRejected
@@ -134,6 +135,9 @@ def _simple(status_code: int, code: str) -> Callable[[Exception, bool], ApiError
 _DOMAIN: tuple[tuple[type[Exception] | tuple[type[Exception], ...],
                      Callable[[Any, bool], ApiError]], ...] = (
     (RequestDataTooBig, lambda exc, yunikorn: too_large(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)),
+    (LeaseUnconfirmed, lambda exc, yunikorn: Unavailable(str(exc))),
+    (NotOwner, lambda exc, yunikorn: NotServedHere(
+        str(exc), owner=exc.owner, address=exc.address)),
     ((EngineNotLoaded, TreesNotLoaded), _simple(503, "starting")),
     (PartitionBusy, lambda exc, yunikorn: Unavailable(str(exc))),
     (UnknownPartition, lambda exc, yunikorn: ApiError(
@@ -169,6 +173,8 @@ def api_error_for(exc: Exception, *, yunikorn: bool = False) -> Exception:
     reason = unavailable_reason(exc)
     if reason is not None:
         return Unavailable(reason)
+    if fence_refused(exc):
+        return NotServedHere(ERR_FENCED)
     for kinds, answer in _DOMAIN:
         if isinstance(exc, kinds):
             return answer(exc, yunikorn)

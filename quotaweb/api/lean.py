@@ -55,7 +55,7 @@ from quotaweb.api.authentication import CachedTokenAuthentication, token_user_re
 from quotaweb.api.errors import ERR_INTERNAL, api_error_for
 from quotaweb.api.parameters import repeated_parameters
 from quotaweb.api.parsers import json_body, json_max_bytes
-from quotaweb.api.problems import Unavailable
+from quotaweb.api.problems import NotServedHere, Unavailable
 from quotaweb.api.views.allocations import (
     AllocationsView,
     AllocationView,
@@ -308,11 +308,11 @@ async def _answer_on_loop(
 
 def _failure(name: str, exc: Exception) -> Answer:
     error = api_error_for(exc)
-    if isinstance(error, Unavailable):
-        # The database is away: answered here (503, ``_RETRY_AFTER``), not handed to the views,
-        # which would wait for it a second time.
+    if isinstance(error, (Unavailable, NotServedHere)):
+        # The database is away, or the partition is another peer's: answered here (503,
+        # ``_RETRY_AFTER``), not handed to the views, which would wait or write a second time.
         return 503, _renderer.render({"error": error.code, "message": error.message,
-                                      "details": []})
+                                      "details": [], **error.extra})
     if isinstance(exc, APIException) or error is not exc:
         # An error of the contract, raised before anything changed: the views answer it again
         # in full.

@@ -50,6 +50,18 @@ class Unavailable(ApiError):
         self.wait = RETRY_AFTER_SECONDS
 
 
+class NotServedHere(ApiError):
+    """503 with ``Retry-After``: the partition is owned by another peer (named in ``owner`` and
+    ``address``, "" while it moves) or this peer's lease on it has just ended."""
+
+    def __init__(self, message: str, *, owner: str = "", address: str = "") -> None:
+        super().__init__(
+            status_code=503, code="not_owner", message=message,
+            extra={"owner": owner, "address": address},
+        )
+        self.wait = RETRY_AFTER_SECONDS
+
+
 def too_large(limit: int) -> ApiError:
     return ApiError(
         status_code=413, code="too_large", message=ERR_TOO_LARGE.format(limit=limit)

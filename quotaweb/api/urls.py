@@ -14,4 +14,5 @@ urlpatterns = [
     path("api/v1/", include("quotaweb.api.views.nodes")),
     path("api/v1/", include("quotaweb.api.views.elastic")),
     path("api/v1/", include("quotaweb.api.views.quotatrees")),
+    path("api/v1/", include("quotaweb.api.views.owners")),
 ]

@@ -15,8 +15,11 @@ So a command claims, first of all and in this order:
   ``flock`` on ``<database file>.lock``, held until the process ends (the kernel drops it when
   the process dies, ``kill -9`` included, so a lock file left behind never blocks a restart),
   with the holder's pid, host, address and start in the file; a second process is refused at
-  once and told who holds it. On PostgreSQL nothing is claimed yet: leases between peers will
-  be taken here.
+  once and told who holds it. On PostgreSQL (``serve`` with ``lease``) the process becomes a
+  peer: it claims its name (``QUOTAWEB_NODE_NAME``, default its address) in the lease table,
+  refused when a live process holds that name; which partitions it owns is then decided by the
+  leases (``core.peers``). Its name is claimed once the
+  database is known to be migrated (``LeaseStore.open``).
 
 What only the owner may run (the simulator, the owner's threads) takes the ``Ownership`` as an
 argument, so a process that was refused never gets to start it, nor to stop it.
@@ -36,6 +39,8 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import CommandError
 from django.db import DEFAULT_DB_ALIAS
+
+from quotaweb.leases.store import LeaseStore
 
 ERR_PORT = (
     "Cannot listen on {address}: {reason}. Nothing was loaded; stop what listens there or "
@@ -74,11 +79,13 @@ class Holder:
 @dataclass(frozen=True)
 class Ownership:
     """This process may load the database's engines and write its ledger (made only by
-    ``ownership_claim``). ``lock_path`` is None where nothing is locked (PostgreSQL, for now)."""
+    ``ownership_claim``). ``lock_path`` is None where nothing is locked (PostgreSQL);
+    ``leases``, this peer's side of the lease table when it shares the partitions with peers."""
 
     database: str
     holder: Holder
     lock_path: Path | None
+    leases: LeaseStore | None = None
 
 
 # Lock file path -> its descriptor, open (so locked) until the process ends. A command run
@@ -148,11 +155,12 @@ def live_holder(alias: str = DEFAULT_DB_ALIAS) -> Holder | None:
 
 
 def ownership_claim(
-    *, command: str, address: str | None, alias: str = DEFAULT_DB_ALIAS
+    *, command: str, address: str | None, alias: str = DEFAULT_DB_ALIAS, lease: bool = False
 ) -> Ownership:
     """Claim the database's engines for this process (``command`` and its listening ``address``
     name it to whoever is refused later); ``CommandError`` naming the holder when another
-    process has them. Call before reading the configuration or loading anything."""
+    process has them. Call before reading the configuration or loading anything. With
+    ``lease`` on PostgreSQL, join the peers instead (module docstring)."""
     database = settings.DATABASES[alias]
     holder = Holder(
         pid=os.getpid(), hostname=socket.gethostname(), command=command,
@@ -164,9 +172,15 @@ def ownership_claim(
         path = str(Path(database["NAME"]).resolve())
         _sqlite_lock(lock_path, database=path, holder=holder)
         return Ownership(database=path, holder=holder, lock_path=lock_path)
-    # PostgreSQL: any number of processes may load engines for now (docs/deployment.md says to
-    # run one); the lease a process will hold among its peers is to be taken here.
-    return Ownership(database=str(database["NAME"]), holder=holder, lock_path=None)
+    leases = None
+    if lease:
+        leases = LeaseStore(
+            name=settings.QUOTAWEB_NODE_NAME or holder.address, address=holder.address,
+            ttl_ms=settings.QUOTAWEB_LEASE_MS,
+        )
+    return Ownership(
+        database=str(database["NAME"]), holder=holder, lock_path=None, leases=leases
+    )
 
 
 def _sqlite_lock(lock_path: Path, *, database: str, holder: Holder) -> None:

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import socket
+from typing import Any
+
+from django.conf import settings
 from django.db import connection
 
 from quotaweb import metrics
 from quotaweb.api.scheduler_health import layer_check
+from quotaweb.core.peers import peer_current
 from quotaweb.elastic.selectors import elastic_metric_series
 from quotaweb.engine.gateway import EngineNotLoaded, engines_get, engines_loaded
+from quotaweb.engine.owners import UNIT_TREES
+from quotaweb.engine.quotatrees import trees_loaded
 from quotaweb.postgresql.waits import deadline, unavailable_reason
 from quotaweb.quotatrees.selectors import tree_metric_series
 from quotaweb.usage import page_selectors
@@ -66,6 +73,19 @@ def engine_health() -> dict | None:
             "groups": summary["groups"],
         }
     return health
+
+
+def node_health() -> dict[str, Any]:
+    """Which process this is and what it owns: ``{"node", "owns"}``. A peer on PostgreSQL
+    names itself as in the lease table and lists the units it holds; a lone process (SQLite)
+    owns every partition it serves, and the quota trees once loaded."""
+    peer = peer_current()
+    if peer is not None:
+        return {"node": peer.name, "owns": sorted(peer.owned())}
+    owns = engines_get().partitions() if engines_loaded() else []
+    if trees_loaded():
+        owns = [*owns, UNIT_TREES]
+    return {"node": settings.QUOTAWEB_NODE_NAME or socket.gethostname(), "owns": owns}
 
 
 def partition_overviews() -> list[dict] | None:

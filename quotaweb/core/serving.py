@@ -90,20 +90,22 @@ def site_url(host: str, port: int) -> str:
     return f"http://{shown}:{port}/"
 
 
-def engines_start_for(config_path: Path | str, write: Callable[[str], None]) -> Gateway:
+def engines_start_for(
+    config_path: Path | str, write: Callable[[str], None], *, leased: bool = False
+) -> Gateway:
     """``engines_start`` for a command: the engines of the active version (``config_path``
     imported as version 1 while the database has none), a line per partition through
-    ``write``; an unreadable or invalid file is a ``CommandError`` listing every problem."""
+    ``write``; an unreadable or invalid file is a ``CommandError`` listing every problem.
+    With ``leased``, the configuration only: the partitions come with their leases."""
     try:
-        gateway = engines_start(config_path=config_path)
+        gateway = engines_start(config_path=config_path, leased=leased)
     except OSError as exc:
         raise CommandError(f"Cannot read the configuration {config_path}: {exc}") from exc
     except ConfigRejected as exc:
         lines = [f"The configuration {config_path} is not valid:"]
         lines += [f"  [{e['code']}] {e['path']}: {e['message']}" for e in exc.errors]
         raise CommandError("\n".join(lines)) from exc
-    version = gateway.version(gateway.partitions()[0])
-    write(f"Active configuration: version {version}")
+    write(f"Active configuration: version {gateway.config_version}")
     for name in gateway.partitions():
         summary = gateway.summary(name)
         write(

@@ -31,8 +31,9 @@ def healthz(request):
         # 200 still: the process is alive and serves every read from its engines; a restart
         # (liveness) or leaving the service (readiness) would help nothing until the database
         # is back.
-        return JsonResponse({"status": "degraded", "engine": engine, "database": database})
-    return JsonResponse({"status": "ok", "engine": engine})
+        return JsonResponse({"status": "degraded", "engine": engine, "database": database,
+                             **selectors.node_health()})
+    return JsonResponse({"status": "ok", "engine": engine, **selectors.node_health()})
 
 
 @require_GET

@@ -7,6 +7,7 @@ order), so the stored and the live state never disagree and two changes never cr
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from django.contrib.auth.base_user import AbstractBaseUser
@@ -15,6 +16,7 @@ from django.db import transaction
 from quotaweb.elastic.models import ElasticDemand, ElasticSettings
 from quotaweb.engine.elastic import resource_checked
 from quotaweb.engine.gateway import engines_get
+from quotaweb.leases.services import lease_fence
 from trackers import InvalidRequest
 from trackers.config.model import Config
 from trackers.elastic import check_elastic
@@ -51,6 +53,7 @@ def elastic_settings_update(
                     ERR_ENABLE_RULES.format(partition=partition, count=len(errors)), errors
                 )
         with transaction.atomic():
+            lease_fence(unit=partition, epoch=state.epoch)
             ElasticSettings.objects.update_or_create(
                 partition=partition, defaults={"enabled": enabled, "updated_by": author}
             )
@@ -65,6 +68,7 @@ def elastic_total_set(
     checked = resource_checked(total, what="the cluster total")
     with state.write_lock:
         with transaction.atomic():
+            lease_fence(unit=partition, epoch=state.epoch)
             ElasticSettings.objects.update_or_create(
                 partition=partition, defaults={"cluster_total": checked, "updated_by": author}
             )
@@ -77,6 +81,7 @@ def elastic_demand_set(*, partition: str, queue_path: object, demand: object) ->
     with state.write_lock:
         path, checked = state.check_demand(queue_path, demand)
         with transaction.atomic():
+            lease_fence(unit=partition, epoch=state.epoch)
             if checked:
                 ElasticDemand.objects.update_or_create(
                     partition=partition, queue_path=path, defaults={"resource": checked}
@@ -86,19 +91,20 @@ def elastic_demand_set(*, partition: str, queue_path: object, demand: object) ->
         state.set_demand(path, checked)
 
 
-def elastic_restore() -> None:
+def elastic_restore(*, partitions: Collection[str] | None = None) -> None:
     """Give each partition's engine its stored elastic settings and demand (start-up, after
-    the ledger is back in the engines)."""
+    the ledger is back in the engines); with ``partitions``, only theirs."""
     gateway = engines_get()
+    chosen = list(gateway.partitions() if partitions is None else partitions)
     settings_of: dict[str, Any] = {
-        row.partition: row for row in ElasticSettings.objects.all()
+        row.partition: row for row in ElasticSettings.objects.filter(partition__in=chosen)
     }
     demands: dict[str, dict[str, dict[str, int]]] = {}
-    for partition, queue_path, resource in ElasticDemand.objects.values_list(
-        "partition", "queue_path", "resource"
-    ):
+    for partition, queue_path, resource in ElasticDemand.objects.filter(
+        partition__in=chosen
+    ).values_list("partition", "queue_path", "resource"):
         demands.setdefault(partition, {})[queue_path] = resource
-    for partition in gateway.partitions():
+    for partition in chosen:
         row = settings_of.get(partition)
         if row is None and partition not in demands:
             continue

@@ -75,8 +75,10 @@ class ElasticState:
     """One partition's elastic quota: the switch, the cluster total, the demand of each leaf
     queue, and the tree computed from them and the engine's usage."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, *, epoch: int = 0) -> None:
         self.engine = engine
+        # The lease epoch of the slot it belongs to: its stored changes are fenced with it.
+        self.epoch = epoch
         self.lock = threading.Lock()
         self.write_lock = threading.Lock()
         self.enabled = False

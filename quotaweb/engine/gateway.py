@@ -2,7 +2,9 @@
 
 Engines are created explicitly by the process that serves requests (``engines_load``), never at
 import time or in ``AppConfig.ready()``: an import-time singleton would be copied into forked
-processes and shared between tests. Exactly one process may own a partition's engine.
+processes and shared between tests. Exactly one process may own a partition's engine: on
+PostgreSQL, peers share the partitions by lease, and each holds slots only for its own
+(``engine.owners``).
 
 The engine is thread-safe on its own; the per-partition lock keeps multi-step gateway work (an
 allocation's admission, a release's or a batch's engine changes and ledger write) in one piece.
@@ -75,6 +77,7 @@ at most two group writes (the one under way, then its own), and an apply waits f
 from __future__ import annotations
 
 import asyncio
+import math
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
@@ -91,15 +94,18 @@ from quotaweb.engine.live import (
     LiveSet,
     named_tuple,
 )
+from quotaweb.engine.owners import ERR_NOT_LOADED as ERR_NOT_LOADED
+from quotaweb.engine.owners import ERR_PARTITION as ERR_PARTITION
+from quotaweb.engine.owners import EngineNotLoaded as EngineNotLoaded
+from quotaweb.engine.owners import LeasedSlots, fenced
+from quotaweb.engine.owners import UnknownPartition as UnknownPartition
 from quotaweb.engine.quotatrees import trees_reset
 from quotaweb.engine.reads import EngineReads
 from quotaweb.postgresql.waits import due, remaining, until
 from trackers import Engine, InvalidRequest, NotTracked, compile_config, parse_config
-from trackers.config.model import Config
+from trackers.config.model import Config, Partition
 from trackers.gcpause import paused_gc
 
-ERR_NOT_LOADED = "the quota engines are still starting; try again in a moment"
-ERR_PARTITION = "partition {partition!r} is not configured"
 ERR_KEY_CONFLICT = (
     "allocation key {key!r} is already live with a different request; a retry must repeat the "
     "same body, a new allocation needs a new key"
@@ -109,21 +115,6 @@ ERR_NO_APPLICATION = "application {key!r} has no live allocation in partition {p
 ERR_PARTITION_BUSY = (
     "partition {partition!r} is busy: an earlier write is still waiting for the database"
 )
-
-
-class EngineNotLoaded(RuntimeError):
-    """No engine has been created in this process yet (the server is still starting)."""
-
-    def __init__(self) -> None:
-        super().__init__(ERR_NOT_LOADED)
-
-
-class UnknownPartition(LookupError):
-    """The partition is not part of the loaded configuration."""
-
-    def __init__(self, name: str) -> None:
-        super().__init__(ERR_PARTITION.format(partition=name))
-        self.name = name
 
 
 class PartitionBusy(RuntimeError):
@@ -159,6 +150,12 @@ class ApplicationNotFound(AllocationNotFound):
     message = ERR_NO_APPLICATION
 
 
+def _arrived() -> threading.Event:
+    event = threading.Event()
+    event.set()
+    return event
+
+
 @dataclass
 class PartitionSlot:
     engine: Engine
@@ -170,11 +167,17 @@ class PartitionSlot:
     elastic: ElasticState = field(init=False)
     # When the partition became active here (nanoseconds): YuniKorn's state transition time.
     active_since_ns: int = field(default_factory=time.time_ns)
+    # With leases (``quotaweb.engine.owners``): the lease epoch every ledger write of this slot
+    # carries; until when (``time.monotonic``) the lease is known to hold; set once the slot
+    # has been filled from the ledger. Without: 0, forever, at once.
+    epoch: int = 0
+    fresh_until: float = math.inf
+    arrived: threading.Event = field(default_factory=_arrived)
 
     def __post_init__(self) -> None:
         # The event log tells an application's last release by the live allocations.
         self.events = EventLog(live=self.live)
-        self.elastic = ElasticState(self.engine)
+        self.elastic = ElasticState(self.engine, epoch=self.epoch)
 
 
 class Admission(NamedTuple):
@@ -245,32 +248,61 @@ def _batch_events(
             yield "released", result, _NO_EXTRA
 
 
-class Gateway(EngineReads):
+class Gateway(LeasedSlots[PartitionSlot], EngineReads):
     """The engines of every configured partition, in configuration order."""
 
-    def __init__(self, slots: dict[str, PartitionSlot]) -> None:
+    def __init__(
+        self, slots: dict[str, PartitionSlot], *, config: Config | None = None,
+        version: int | None = None, leased: bool = False,
+    ) -> None:
         self._slots = slots
+        # Every configured partition (in order), owned here or not, and the version they are on.
+        self._configs: dict[str, Partition] = (
+            {p.name: p for p in config.partitions} if config is not None
+            else {name: slot.engine.config for name, slot in slots.items()}
+        )
+        self._version = version
+        # With leases, slots only for the partitions this peer owns (``quotaweb.engine.owners``)
+        # and, for the others, who owns them: {partition: (peer name, address)}.
+        self.leased = leased
+        self._elsewhere: dict[str, tuple[str, str]] = {}
         # One whole-document switch at a time; per-partition work still runs under slot locks.
         self._switch_lock = threading.Lock()
         # When these engines were created (start-up), in nanoseconds since the epoch.
         self.started_ns = time.time_ns()
 
     @classmethod
-    def from_config(cls, config: Config, *, version: int | None = None) -> Gateway:
-        slots = {
+    def from_config(
+        cls, config: Config, *, version: int | None = None, leased: bool = False
+    ) -> Gateway:
+        """Every partition's engine; with ``leased``, none yet: each comes with its lease."""
+        slots = {} if leased else {
             partition.name: PartitionSlot(engine=Engine(partition, version=version))
             for partition in config.partitions
         }
-        return cls(slots)
-
-    def partitions(self) -> list[str]:
-        return list(self._slots)
+        return cls(slots, config=config, version=version, leased=leased)
 
     def _slot(self, partition: str) -> PartitionSlot:
-        try:
-            return self._slots[partition]
-        except KeyError:
-            raise UnknownPartition(partition) from None
+        """The partition's slot for a read: served here and filled. A slot whose lease is not
+        confirmed still answers reads, as a process whose database is away does."""
+        slot = self._slots.get(partition)
+        if slot is not None and slot.arrived.is_set():
+            return slot
+        return self._slot_unserved(partition, slot)
+
+    def _writable(self, partition: str) -> PartitionSlot:
+        """The partition's slot for a change: served here, filled, and its lease confirmed
+        within its time (``LeaseUnconfirmed`` otherwise)."""
+        slot = self._slots.get(partition)
+        if slot is not None and slot.arrived.is_set() and slot.fresh_until > time.monotonic():
+            return slot
+        return self._slot_unserved(partition, slot, writing=True)
+
+    def _slot_new(self, partition: str, *, epoch: int, fresh_until: float) -> PartitionSlot:
+        return PartitionSlot(
+            engine=Engine(self._configs[partition], version=self._version), epoch=epoch,
+            fresh_until=fresh_until, arrived=threading.Event(),
+        )
 
     @staticmethod
     def _acquire(slot: PartitionSlot, partition: str) -> None:
@@ -293,7 +325,7 @@ class Gateway(EngineReads):
         """The partition's lock (bounded like a write's) for settling writes in doubt
         (``quotaweb.allocations.doubts``), with the keys admitted but not yet durable: no
         admission interleaves, and those keys are stored by their own group's write."""
-        slot = self._slot(partition)
+        slot = self._writable(partition)
         with self._holding(slot, partition):
             yield slot.commits.unsettled()
 
@@ -327,6 +359,9 @@ class Gateway(EngineReads):
             for name, limits in compiled.items():
                 slot = previous.get(name)
                 if slot is None:
+                    if self.leased:
+                        # A new partition is a new unit: whoever takes its lease builds it.
+                        continue
                     slot = PartitionSlot(engine=Engine(limits, version=version))
                 elif slot.engine.version != version:
                     with slot.lock:
@@ -334,11 +369,13 @@ class Gateway(EngineReads):
                     slot.elastic.configure(limits.partition)
                 slots[name] = slot
             self._slots = slots
+            self._configs = {p.name: p for p in config.partitions}
+            self._version = version
         return version
 
     def elastic(self, partition: str) -> ElasticState:
         """The partition's elastic quota (``quotaweb.engine.elastic``)."""
-        return self._slot(partition).elastic
+        return self._held(partition).elastic
 
     def elastic_enabled(self, partition: str) -> bool:
         slot = self._slots.get(partition)
@@ -357,7 +394,7 @@ class Gateway(EngineReads):
         write fails, its admissions are undone in the engine and the database's error is raised
         to each of them: nothing is acknowledged that is not stored.
         """
-        slot = self._slot(partition)
+        slot = self._writable(partition)
         commits = slot.commits
         while True:
             with self._holding(slot, partition):
@@ -385,7 +422,7 @@ class Gateway(EngineReads):
                 self._undo(slot, [Step("allocate", allocation) for allocation in rows])
 
         def write_group(rows: list[LiveAllocation], at: float | None) -> None:
-            with until(at):
+            with until(at), fenced(slot.epoch):
                 write(rows, [])
 
         return Sides(write_group, undo, partial(self._committed, slot))
@@ -408,7 +445,10 @@ class Gateway(EngineReads):
         does not stop: a write cut off midway could commit after its undo, and the group's
         other rows need it written.
         """
-        slot = self._slot(partition)
+        slot = self._slots.get(partition)
+        if slot is None or not slot.arrived.is_set() or slot.fresh_until <= time.monotonic():
+            # Not served here, or being filled: a thread answers (it may wait for the filling).
+            return None
         if not slot.lock.acquire(blocking=False):
             return None
         try:
@@ -422,7 +462,7 @@ class Gateway(EngineReads):
         finally:
             slot.lock.release()
         async def write_group(rows: list[LiveAllocation], at: float | None) -> None:
-            with until(at):
+            with until(at), fenced(slot.epoch):
                 await write(rows)
 
         sides = LoopSides(
@@ -465,7 +505,8 @@ class Gateway(EngineReads):
             if not slot.commits.wait(timeout=remaining()):
                 raise PartitionBusy(partition)
         try:
-            yield
+            with fenced(slot.epoch):
+                yield
         finally:
             slot.lock.release()
 
@@ -482,7 +523,7 @@ class Gateway(EngineReads):
     def release(self, partition: str, key: str, *, write: LedgerWrite) -> LiveAllocation:
         """Delete the allocation from the ledger with ``write``, then take its usage back (and
         stop its application running when it was the application's last)."""
-        slot = self._slot(partition)
+        slot = self._writable(partition)
         with self._settled(slot, partition, write):
             if key not in slot.live.by_key:
                 raise AllocationNotFound(key, partition=partition)
@@ -494,7 +535,7 @@ class Gateway(EngineReads):
     def release_application(
         self, partition: str, application_id: str, *, write: LedgerWrite
     ) -> list[LiveAllocation]:
-        slot = self._slot(partition)
+        slot = self._writable(partition)
         with self._settled(slot, partition, write):
             keys = sorted(slot.live.by_application.get(application_id, ()))
             if not keys:
@@ -519,7 +560,7 @@ class Gateway(EngineReads):
         input) is answered and changes nothing; the others go ahead. If storing fails, every
         engine change of the batch is undone in reverse order and the error propagates.
         """
-        slot = self._slot(partition)
+        slot = self._writable(partition)
         if any(op.op != "allocate" for op in operations):
             stream = None
         # A batch makes a few objects per operation and keeps them; the cyclic collector would
@@ -584,7 +625,7 @@ class Gateway(EngineReads):
         """Put stored allocations back into a fresh engine (start-up), without any check.
         ``stored_ns``: when each key was stored, from which each application's state log
         starts again (``app_states``)."""
-        slot = self._slot(partition)
+        slot = self._held(partition)
         count = 0
         with slot.lock:
             for allocation in allocations:
@@ -656,13 +697,16 @@ _gateway: Gateway | None = None
 _swap_lock = threading.Lock()
 
 
-def engines_load(*, yaml_text: str, version: int | None = None) -> Gateway:
-    """Parse and validate the config (``trackers.ConfigError`` if invalid) and create the engines.
+def engines_load(
+    *, yaml_text: str, version: int | None = None, leased: bool = False
+) -> Gateway:
+    """Parse and validate the config (``trackers.ConfigError`` if invalid) and create the engines
+    (with ``leased``, none yet: each partition's comes with its lease).
 
     Replaces any gateway loaded before: call it once at start-up, in the serving process.
     """
     config = parse_config(yaml_text)
-    gateway = Gateway.from_config(config, version=version)
+    gateway = Gateway.from_config(config, version=version, leased=leased)
     global _gateway
     with _swap_lock:
         _gateway = gateway

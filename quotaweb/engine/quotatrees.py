@@ -42,6 +42,9 @@ class TreesSlot:
     generations: dict[str, int] = field(default_factory=dict)
     events: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=EVENTS_KEPT))
     seq: int = 0
+    # The lease epoch of the quota trees on PostgreSQL peers: their stored changes are fenced
+    # with it (0 without leases).
+    epoch: int = 0
 
     def touched(self, trees: Iterable[str]) -> None:
         """Trees whose state changed: their live views update."""
@@ -69,10 +72,11 @@ _slot: TreesSlot | None = None
 _swap_lock = threading.Lock()
 
 
-def trees_load(manager: QuotaManager) -> TreesSlot:
-    """Make ``manager`` this process's quota trees (start-up)."""
+def trees_load(manager: QuotaManager, *, epoch: int = 0) -> TreesSlot:
+    """Make ``manager`` this process's quota trees (start-up, or the trees' lease taken at
+    ``epoch``)."""
     global _slot
-    slot = TreesSlot(manager)
+    slot = TreesSlot(manager, epoch=epoch)
     with _swap_lock:
         _slot = slot
     return slot

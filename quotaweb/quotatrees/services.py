@@ -16,7 +16,9 @@ from django.db import transaction
 from django.db.models import Max
 
 from quotaweb import metrics
+from quotaweb.engine.owners import UNIT_TREES
 from quotaweb.engine.quotatrees import TreesSlot, trees_get, trees_load
+from quotaweb.leases.services import lease_fence
 from quotaweb.quotatrees.explain import placement_text, rejection_text
 from quotaweb.quotatrees.models import Forest, Placement, Tree, TreeEvent, TreeVersion
 from quotaweb.quotatrees.units import tree_quantity
@@ -93,9 +95,10 @@ def _manager_from_storage() -> QuotaManager:
     return manager
 
 
-def trees_restore() -> TreesSlot:
-    """Rebuild every tree and forest from storage, exactly, and make them this process's."""
-    return trees_load(_manager_from_storage())
+def trees_restore(*, epoch: int = 0) -> TreesSlot:
+    """Rebuild every tree and forest from storage, exactly, and make them this process's (at
+    the quota trees' lease ``epoch`` on PostgreSQL peers)."""
+    return trees_load(_manager_from_storage(), epoch=epoch)
 
 
 # -- storing what changed ------------------------------------------------------------------------
@@ -125,6 +128,7 @@ def _commit(slot: TreesSlot, *, trees: Iterable[str], store) -> None:
     storage and let the error through: nothing unstored is ever answered."""
     try:
         with transaction.atomic():
+            lease_fence(unit=UNIT_TREES, epoch=slot.epoch)
             store()
     except BaseException:
         logger.exception("storing a quota tree change failed; rebuilding the trees from storage")

@@ -51,6 +51,15 @@ def test_healthz_shows_the_version_the_gateway_applied(client, gateway, sample_y
     assert engine["default"]["version"] is None
 
 
+def test_healthz_names_the_node_and_what_it_serves(client, gateway, settings):
+    settings.QUOTAWEB_NODE_NAME = "quota1:8000"
+    body = client.get("/healthz").json()
+
+    assert body["node"] == "quota1:8000"
+    # One process without leases: every partition it loaded (the trees are not loaded here).
+    assert body["owns"] == ["default", "gpu"]
+
+
 def test_healthz_answers_get_only(client, gateway):
     assert client.post("/healthz").status_code == 405
 

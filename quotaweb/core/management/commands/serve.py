@@ -7,7 +7,13 @@ migrations are not all applied (it names the command to run: serve never migrate
 so an upgrade's migrations run once, when the operator says so); load the engines from the
 active configuration version (``engines_start``: the ledger's live allocations, the elastic
 quota settings, the quota trees); start the engine owner's background threads (the engine
-channel in channel mode, the usage sampler, the elastic worker); serve with daphne. It creates
+channel in channel mode, the usage sampler, the elastic worker); serve with daphne.
+
+On PostgreSQL the process is a peer (``core.peers``): it claims its name
+(``QUOTAWEB_NODE_NAME``, default its address) once the migrations are known to be applied,
+loads only the configuration, and owns the partitions (and the quota trees) it takes leases on,
+rebuilt from the ledger as it takes them; the first round of leases runs before it serves, and
+on SIGTERM, after the drain, it hands every unit on. It creates
 no login and runs no simulator (``manage.py demo`` is the try-out that does).
 
 On SIGTERM (or Ctrl-C) it stops accepting connections, lets the requests in flight finish (up to
@@ -18,6 +24,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import psycopg
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.db import DEFAULT_DB_ALIAS, connections
@@ -26,6 +33,7 @@ from django.db.utils import Error as DatabaseError
 
 from quotaweb.config.selectors import active_version
 from quotaweb.core.ownership import listen_address, ownership_claim, port_claim
+from quotaweb.core.peers import PeerLeases
 from quotaweb.core.serving import (
     LISTEN_BACKLOG,
     engines_start_for,
@@ -34,6 +42,7 @@ from quotaweb.core.serving import (
     serve,
     site_url,
 )
+from quotaweb.leases.store import NameTaken
 
 SAMPLE_CONFIG = Path(settings.BASE_DIR) / "quotaweb" / "samples" / "queues.yaml"
 DEFAULT_DRAIN_SECONDS = 25.0
@@ -48,6 +57,10 @@ ERR_UNMIGRATED = (
     "with the same environment (DATABASE_URL), then start serve again."
 )
 ERR_DATABASE = "Cannot reach the database ({database}): {error}"
+MSG_PEER = (
+    "Peer {name}: partitions are shared with the other peers of this database through leases "
+    "of {seconds:g} s"
+)
 MSG_IMPORTED = "The database held no configuration: imported {path} as version 1."
 WARN_SAMPLE = (
     "That is the bundled sample configuration. Replace it with yours: the configuration pages, "
@@ -124,7 +137,8 @@ class Command(BaseCommand):
             raise CommandError(ERR_DEBUG)
         with port_claim(host=host, port=port, backlog=LISTEN_BACKLOG) as listening:
             ownership = ownership_claim(
-                command="manage.py serve", address=listen_address(host, port)
+                command="manage.py serve", address=listen_address(host, port),
+                lease=connections[DEFAULT_DB_ALIAS].vendor == "postgresql",
             )
             self.serve_owned(
                 host=host, port=port, config=config, drain_seconds=drain_seconds,
@@ -144,10 +158,25 @@ class Command(BaseCommand):
                                               if len(missing) > 5 else "")
             raise CommandError(ERR_UNMIGRATED.format(count=len(missing), names=shown))
 
+        leases = ownership.leases
+        if leases is not None:
+            try:
+                leases.open()
+            except NameTaken as exc:
+                raise CommandError(str(exc)) from None
+            except psycopg.Error as exc:
+                raise CommandError(
+                    ERR_DATABASE.format(database=database_label(), error=exc)
+                ) from exc
         config_path = config or settings.QUOTAWEB_CONFIG
         importing = active_version() is None
         self.stdout.write(f"Database: {database_label()}")
-        engines_start_for(config_path, self.stdout.write)
+        engines_start_for(config_path, self.stdout.write, leased=leases is not None)
+        peers = None
+        if leases is not None:
+            self.stdout.write(MSG_PEER.format(name=leases.name, seconds=leases.ttl_ms / 1000))
+            peers = PeerLeases(store=leases, write=self.stdout.write)
+            peers.start()
         if importing:
             self.stdout.write(MSG_IMPORTED.format(path=config_path))
             if Path(config_path).resolve() == SAMPLE_CONFIG.resolve():
@@ -165,5 +194,9 @@ class Command(BaseCommand):
                 listening=listening,
             )
         finally:
+            if peers is not None:
+                # The requests in flight have drained: hand every partition on, so the other
+                # peers take them within a round instead of after the lease.
+                peers.stop()
             owner.stop()
         self.stdout.write("Stopped.")

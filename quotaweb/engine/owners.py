@@ -1,0 +1,237 @@
+"""Which partitions this process serves, when peers share them through leases on PostgreSQL
+(``quotaweb.leases``; docs/design.md, "The engines and their owners").
+
+On SQLite, and on PostgreSQL before a lease is taken, the gateway holds a slot for every
+configured partition, as it always did. With leases (``Gateway.leased``) it holds slots only
+for the partitions this peer owns: a slot arrives empty, is filled from the ledger, and only
+then answers; it is dropped the moment its lease is lost or handed on. A request for a
+configured partition held elsewhere raises ``NotOwner``, which names the owner (what a later
+forwarding step needs) and is answered 503 with Retry-After meanwhile.
+
+Each slot carries the epoch of its lease, and every ledger write of the slot runs inside
+``fenced(epoch)``: the ledger puts that epoch in each statement and PostgreSQL refuses a
+statement whose epoch is no longer the partition's (``quotaweb_fence``). The epoch is the
+slot's, fixed when the slot was made, so a group admitted by a slot that has since been
+replaced can never borrow the new slot's epoch.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Generic, Protocol, TypeVar
+
+from quotaweb.postgresql.waits import remaining
+from trackers.config.model import Partition
+
+# The unit of ownership that is not a partition: every quota tree together.
+UNIT_TREES = "quota-trees"
+# How long a request waits for a partition this peer is rebuilding, when it has no budget of
+# its own (``waits.remaining``): about the statement bound, like any wait of a write.
+ARRIVAL_SECONDS = 2.0
+
+ERR_NOT_LOADED = "the quota engines are still starting; try again in a moment"
+ERR_PARTITION = "partition {partition!r} is not configured"
+ERR_NOT_OWNER = (
+    "partition {partition!r} is served by peer {owner!r} ({address}), not by this one; send "
+    "the request there, or try again"
+)
+ERR_UNCONFIRMED = (
+    "this peer could not renew its lease on partition {partition!r} in time (the database did "
+    "not answer)"
+)
+ERR_MOVING = (
+    "partition {partition!r} is moving between peers (its new owner has not taken it up yet); "
+    "try again in a moment"
+)
+
+
+class EngineNotLoaded(RuntimeError):
+    """No engine has been created in this process yet (the server is still starting)."""
+
+    def __init__(self) -> None:
+        super().__init__(ERR_NOT_LOADED)
+
+
+class UnknownPartition(LookupError):
+    """The partition is not part of the loaded configuration."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(ERR_PARTITION.format(partition=name))
+        self.name = name
+
+
+class NotOwner(EngineNotLoaded):
+    """The partition is configured but this peer does not own it now: ``owner`` and
+    ``address`` name the peer that does ("" while it is moving or its owner is unknown). A
+    kind of ``EngineNotLoaded`` (its engine is not loaded here), so that pages and sockets
+    that do not know about peers yet answer it as "starting" instead of failing; the API
+    answers it as itself (503 ``not_owner``)."""
+
+    def __init__(self, partition: str, owner: str = "", address: str = "") -> None:
+        message = (ERR_NOT_OWNER.format(partition=partition, owner=owner, address=address)
+                   if owner else ERR_MOVING.format(partition=partition))
+        RuntimeError.__init__(self, message)
+        self.partition, self.owner, self.address = partition, owner, address
+
+
+# The SQLSTATE ``quotaweb_fence`` raises (leases.0001): a ledger write of an epoch that ended.
+FENCE_SQLSTATE = "QWF01"
+ERR_FENCED = (
+    "this peer's lease on the partition ended before its write was stored; nothing was stored, "
+    "try again"
+)
+
+
+def fence_refused(exc: BaseException | None) -> bool:
+    """Whether ``exc`` (or the driver's error it wraps) is the fence refusing a write."""
+    while exc is not None:
+        if getattr(exc, "sqlstate", None) == FENCE_SQLSTATE:
+            return True
+        exc = exc.__cause__
+    return False
+
+
+class LeaseUnconfirmed(NotOwner):
+    """This peer holds the partition but its lease has not been renewed within its time (the
+    database is slow or away, or the process was paused): no answer from an engine another
+    peer may have taken over meanwhile. Answered as the database being away."""
+
+    def __init__(self, partition: str) -> None:
+        RuntimeError.__init__(self, ERR_UNCONFIRMED.format(partition=partition))
+        self.partition, self.owner, self.address = partition, "", ""
+
+
+_fence: ContextVar[int] = ContextVar("quotaweb_fence_epoch", default=0)
+
+
+def fence_epoch() -> int:
+    """The lease epoch the ledger writes of this context carry (0: none held)."""
+    return _fence.get()
+
+
+@contextmanager
+def fenced(epoch: int) -> Iterator[None]:
+    """Ledger writes in the block carry ``epoch`` (their slot's)."""
+    token = _fence.set(epoch)
+    try:
+        yield
+    finally:
+        _fence.reset(token)
+
+
+class OwnedSlot(Protocol):
+    """What ownership uses of a partition's slot (``gateway.PartitionSlot``)."""
+
+    epoch: int
+    fresh_until: float
+    arrived: threading.Event
+
+
+_Slot = TypeVar("_Slot", bound=OwnedSlot)
+
+
+class LeasedSlots(Generic[_Slot]):
+    """The gateway's slots as ownership sees them, mixed into ``Gateway``, which provides the
+    slots, the configured partitions and ``_slot_new``. Slots are added and dropped under the
+    switch lock, by replacing the whole mapping, so a configuration switch never loses one."""
+
+    _slots: dict[str, _Slot]
+    _configs: dict[str, Partition]
+    _switch_lock: threading.Lock
+    _elsewhere: dict[str, tuple[str, str]]
+    _version: int | None
+    leased: bool
+
+    def _slot_new(self, partition: str, *, epoch: int, fresh_until: float) -> _Slot:
+        raise NotImplementedError
+
+    def partitions(self) -> list[str]:
+        """The partitions this process serves, in configuration order (with leases, the ones
+        it owns and has filled)."""
+        slots = self._slots
+        return [name for name in self._configs
+                if (slot := slots.get(name)) is not None and slot.arrived.is_set()]
+
+    def configured(self) -> list[str]:
+        """Every partition of the loaded configuration, served here or not."""
+        return list(self._configs)
+
+    @property
+    def config_version(self) -> int | None:
+        return self._version
+
+    def _slot_unserved(
+        self, partition: str, slot: _Slot | None, *, writing: bool = False
+    ) -> _Slot:
+        """A partition this process does not serve right now (for a change when
+        ``writing``): waited for (within the caller's bound) while it is being filled, else
+        ``LeaseUnconfirmed``, ``NotOwner`` or ``UnknownPartition``."""
+        if slot is not None and not slot.arrived.is_set():
+            wait = remaining()
+            slot.arrived.wait(ARRIVAL_SECONDS if wait is None else wait)
+            if slot.arrived.is_set() and self._slots.get(partition) is slot:
+                if writing and slot.fresh_until <= time.monotonic():
+                    raise LeaseUnconfirmed(partition)
+                return slot
+            raise NotOwner(partition)
+        if slot is not None:
+            if not writing:
+                return slot
+            raise LeaseUnconfirmed(partition)
+        if self.leased and partition in self._configs:
+            raise NotOwner(partition, *self._elsewhere.get(partition, ("", "")))
+        raise UnknownPartition(partition)
+
+    # -- ownership with leases (``quotaweb.engine.owners``) ---------------------------------------
+
+    def owned(self) -> dict[str, int]:
+        """{partition: lease epoch} of every slot held, being filled or not."""
+        return {name: slot.epoch for name, slot in self._slots.items()}
+
+    def owners_note(self, elsewhere: dict[str, tuple[str, str]]) -> None:
+        """Who owns the partitions not held here: {partition: (peer name, address)}."""
+        self._elsewhere = elsewhere
+
+    def slot_arrive(self, partition: str, *, epoch: int, fresh_until: float) -> None:
+        """Hold an empty slot for a partition whose lease was just taken at ``epoch``: requests
+        for it wait (``_slot_unserved``) until ``slot_ready``, after the ledger is restored."""
+        with self._switch_lock:
+            if partition not in self._configs:
+                raise UnknownPartition(partition)
+            slot = self._slot_new(partition, epoch=epoch, fresh_until=fresh_until)
+            self._slots = {**self._slots, partition: slot}
+
+    def slot_ready(self, partition: str) -> None:
+        """The slot is filled: it serves (unless it was dropped meanwhile)."""
+        slot = self._slots.get(partition)
+        if slot is not None:
+            slot.arrived.set()
+
+    def slot_drop(self, partition: str) -> _Slot | None:
+        """Stop serving ``partition`` at once (its lease is lost or being handed on): requests
+        that come now get ``NotOwner``; ones already in its slot finish, and their writes are
+        refused by the fence if the lease has moved on. The slot dropped, if any."""
+        with self._switch_lock:
+            slots = dict(self._slots)
+            slot = slots.pop(partition, None)
+            self._slots = slots
+        if slot is not None:
+            slot.fresh_until = -math.inf
+            slot.arrived.set()
+        return slot
+
+    def leases_fresh(self, epochs: Mapping[str, int], *, until: float) -> None:
+        """The leases of ``epochs`` were renewed: their slots serve until ``until``."""
+        for name, slot in self._slots.items():
+            if epochs.get(name) == slot.epoch:
+                slot.fresh_until = until
+
+    def _held(self, partition: str) -> _Slot:
+        """The slot held for ``partition``, filled or being filled (the restore's)."""
+        slot = self._slots.get(partition)
+        return slot if slot is not None else self._slot_unserved(partition, None)
