@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Max
 
 from quotaweb import metrics
@@ -273,8 +273,20 @@ def _config_store(
         commit()
     assert version is not None  # commit() stored it or raised
     model_remember(version.checksum, candidate)
+    _page_cache_release()
     metrics.observe("quotaweb_config_apply_seconds", time.perf_counter() - started)
     return version
+
+
+def _page_cache_release() -> None:
+    """On SQLite, let this connection's page cache go once a version is stored. The cache (64 MiB
+    a connection, for the ledger's index) kept the pages of every version text it wrote and read,
+    6 MB a version at 10,111 queues: the server's memory rose by 3 MB an edit until each
+    connection's cache was full. The ledger's pages come back from the operating system's cache
+    on their next use."""
+    if connection.vendor == "sqlite":
+        with connection.cursor() as cursor:
+            cursor.execute("PRAGMA shrink_memory")
 
 
 def _version_create(
