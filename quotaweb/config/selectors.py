@@ -76,9 +76,13 @@ def versions_list() -> QuerySet[ConfigVersion]:
 # -- the models of stored versions, by content ----------------------------------------------------
 
 # sha256 of a version's YAML -> its model. Keyed by content, not number, so a stale entry cannot
-# exist: the same text always gives the same model. Only the last few are kept.
+# exist: the same text always gives the same model. Only the last two are kept, the active
+# version's and the one before it (what a write, its diff and its impact read): at 10,111 queues a
+# model is about 25 MB, and with four kept the server's memory rose by three of them over its
+# first edits (docs/design.md, "Applies beside allocations"). An older version's model is read
+# again from its YAML when asked for.
 _MODELS: dict[str, Config] = {}
-_MODELS_KEPT = 4
+_MODELS_KEPT = 2
 
 
 def text_key(yaml_text: str) -> str:

@@ -45,6 +45,7 @@ from quotaweb.engine.gateway import Gateway
 from quotaweb.redaction import RedactedAccessLog
 from quotaweb.usage.owner import owner_start
 from quotaweb.usage.sampler import sampler_start
+from trackers.gcpause import freeze_survivors
 
 # How long a thread may keep the interpreter while another waits for it. At CPython's 5 ms, a
 # thread back from the database (SQLite's ledger writer, a request thread) waited up to that long
@@ -182,6 +183,7 @@ def serve(
     # made since, instead of the whole engine again and again.
     gc.collect()
     gc.freeze()
+    freeze_survivors()
     gc.set_threshold(*GC_THRESHOLDS)
     sys.setswitchinterval(SWITCH_INTERVAL_SECONDS)
     server_for(

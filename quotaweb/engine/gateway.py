@@ -32,7 +32,7 @@ may wait only for locks further down this list, never for one above it):
    engine's lock below;
 5. leaf locks that guard one structure and call out to nothing: the engine's own lock, the
    quota tree manager's, the event log's, the metrics registry's, a partition's group-commit
-   lock (``commits.Commits``).
+   lock (``commits.Commits``), the collector's pause count (``trackers.gcpause``).
 
 A single allocation takes its partition lock only to admit (2 then 5: the engine, then its
 group), releases it, and then leads its group's write or waits for the write under way to
