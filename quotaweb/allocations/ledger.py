@@ -31,6 +31,7 @@ from quotaweb.engine.gateway import (
     LedgerStream,
     LedgerWrite,
     LoopLedgerWrite,
+    ThreadLedgerWrite,
     engines_get,
 )
 from quotaweb.engine.live import LiveAllocation
@@ -358,7 +359,7 @@ class LoopLedger(Protocol):
     """The ledger's write for allocations admitted on the server's event loop: None (go to a
     thread) when this loop cannot write for ``partition`` now."""
 
-    async def write_for(self, partition: str) -> LoopLedgerWrite | None: ...
+    async def write_for(self, partition: str) -> LoopLedgerWrite | ThreadLedgerWrite | None: ...
 
     async def close(self) -> None: ...
 

@@ -223,6 +223,15 @@ LedgerSend = Callable[[list[LiveAllocation]], None]
 # What stores admitted allocations (a group, in order) for a caller on an event loop, in one
 # transaction committed when it returns.
 LoopLedgerWrite = Callable[[list[LiveAllocation]], Awaitable[None]]
+
+
+class ThreadLedgerWrite(NamedTuple):
+    """A ledger that a thread of its own writes for the loop: its ``write`` (a request thread's,
+    run in that thread) and ``run``, which runs a function there and is awaited on the loop.
+    The loop hands that thread the writing of every open group in turn (``Commits.drain``)."""
+
+    write: LedgerWrite
+    run: Callable[[Callable[[], None]], Awaitable[None]]
 LedgerStream = Callable[[], AbstractContextManager[LedgerSend]]
 # Allocations sent to a stream at a time: small enough that the database's work overlaps the
 # engine's, large enough that the sending costs little.
@@ -246,6 +255,10 @@ def _batch_events(
                 yield "allocated", result.allocation, _NO_EXTRA
         elif type(result) is LiveAllocation:
             yield "released", result, _NO_EXTRA
+
+
+async def _written_elsewhere(rows: list[LiveAllocation], at: float | None) -> None:
+    raise AssertionError("a drained ledger's groups are written by its own thread")
 
 
 class Gateway(LeasedSlots[PartitionSlot], EngineReads):
@@ -432,7 +445,8 @@ class Gateway(LeasedSlots[PartitionSlot], EngineReads):
         slot.events.extend(("allocated", allocation, _NO_EXTRA) for allocation in rows)
 
     async def allocate_on_loop(
-        self, partition: str, request: LiveAllocation, *, write: LoopLedgerWrite
+        self, partition: str, request: LiveAllocation, *,
+        write: LoopLedgerWrite | ThreadLedgerWrite,
     ) -> Admission | None:
         """``allocate`` for a caller on an event loop, whose group's write (when it leads one)
         is awaited there: the same discipline without a hop to a thread and back.
@@ -461,17 +475,26 @@ class Gateway(LeasedSlots[PartitionSlot], EngineReads):
             group = slot.commits.add(request.key, outcome.allocation, due=due())
         finally:
             slot.lock.release()
+        await slot.commits.outcome_on_loop(group, self._loop_sides(slot, write))
+        if group.error is not None:
+            raise group.error
+        return outcome
+
+    def _loop_sides(
+        self, slot: PartitionSlot, write: LoopLedgerWrite | ThreadLedgerWrite
+    ) -> LoopSides[LiveAllocation]:
+        """How the loop's groups of ``slot`` are written: awaited on the loop, or handed whole
+        to the ledger's own thread (``ThreadLedgerWrite``)."""
+        undo, committed = partial(self._undo_on_loop, slot), partial(self._committed, slot)
+        if isinstance(write, ThreadLedgerWrite):
+            drain = partial(slot.commits.drain, self._sides(slot, write.write))
+            return LoopSides(_written_elsewhere, undo, committed, partial(write.run, drain))
+
         async def write_group(rows: list[LiveAllocation], at: float | None) -> None:
             with until(at), fenced(slot.epoch):
                 await write(rows)
 
-        sides = LoopSides(
-            write_group, partial(self._undo_on_loop, slot), partial(self._committed, slot)
-        )
-        await slot.commits.outcome_on_loop(group, sides)
-        if group.error is not None:
-            raise group.error
-        return outcome
+        return LoopSides(write_group, undo, committed)
 
     async def _undo_on_loop(self, slot: PartitionSlot, rows: list[LiveAllocation]) -> None:
         """Undo a failed group on the loop, which never waits for a partition lock: when a

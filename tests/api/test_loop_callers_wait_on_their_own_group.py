@@ -150,3 +150,51 @@ def test_a_group_done_before_the_caller_asks_answers_at_once(done_first):
             assert ledger.written == [["a"]]
 
     asyncio.run(scenario())
+
+
+def test_a_ledger_with_a_thread_of_its_own_writes_every_open_group_there_in_order():
+    """``LoopSides.drain``: the loop hands the open groups to the ledger's thread, which writes
+    each as soon as the last has committed; the loop's callers are answered from that thread."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from quotaweb.engine.commits import Sides
+
+    written: list[list[str]] = []
+    threads: set[str] = set()
+    first_write = threading.Event()
+    go_on = threading.Event()
+
+    def write(rows: list[str], due: float | None) -> None:
+        threads.add(threading.current_thread().name)
+        written.append(list(rows))
+        first_write.set()
+        assert go_on.wait(timeout=5)
+
+    async def not_on_the_loop(rows: list[str], due: float | None) -> None:
+        raise AssertionError("written on the loop")
+
+    async def scenario() -> None:
+        commits: Commits[str] = Commits()
+        writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="writer")
+        loop = asyncio.get_running_loop()
+        thread_sides = Sides(write, lambda rows: None, lambda rows: None)
+
+        def drain():
+            return loop.run_in_executor(writer, commits.drain, thread_sides)
+
+        sides = LoopSides(not_on_the_loop, not_on_the_loop, lambda rows: None, drain)
+        waits = [asyncio.ensure_future(commits.outcome_on_loop(commits.add("a", "a"), sides))]
+        await loop.run_in_executor(None, first_write.wait, 5)
+        # While "a" is being written in the thread, two more join the next group.
+        waits.extend(
+            asyncio.ensure_future(commits.outcome_on_loop(commits.add(key, key), sides))
+            for key in ("b", "c")
+        )
+        go_on.set()
+        await asyncio.wait_for(asyncio.gather(*waits), timeout=5)
+        writer.shutdown(wait=True)
+        assert written == [["a"], ["b", "c"]]
+        assert threads == {"writer_0"}
+        assert commits.idle()
+
+    asyncio.run(scenario())
