@@ -22,3 +22,14 @@ def log_in(page, server: ServerProcess, *, who: tuple[str, str], then: str = "/"
     page.get_by_label("Password").fill(who[1])
     page.get_by_role("button", name="Log in").click()
     page.wait_for_url(server.url(then))
+
+
+def page_signed_in(browser, server: ServerProcess, *, axe_script, viewport: dict, path: str):
+    """A page of a fresh context of ``viewport``'s size, with axe-core loaded and the demo's
+    admin signed in, at ``path``."""
+    context = browser.new_context(viewport=viewport)
+    context.set_default_timeout(15_000)
+    context.add_init_script(path=axe_script)
+    page = context.new_page()
+    log_in(page, server, who=ADMIN, then=path)
+    return page

@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import expect
 
 from quotaweb.accounts.services import DEMO_ADMIN_USERNAME
-from tests.browser.demo_login import ADMIN, log_in
+from tests.browser.demo_login import page_signed_in
 from tests.browser.test_axe_finds_no_serious_violation import BLOCKING_IMPACTS, RUN_AXE
 from tests.configs import SAMPLE_CONFIG
 from tests.server_process import ServerProcess, free_port
@@ -52,15 +52,6 @@ def server(tmp_path_factory):
         yield running
 
 
-def _open(browser, server, axe_script, viewport, path):
-    context = browser.new_context(viewport=viewport)
-    context.set_default_timeout(15_000)
-    context.add_init_script(path=axe_script)
-    page = context.new_page()
-    log_in(page, server, who=ADMIN, then=path)
-    return page
-
-
 def _fits(page, viewport, locator) -> None:
     """Nothing sideways on the page, and each of ``locator`` shown inside the window."""
     assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
@@ -80,7 +71,7 @@ def _finish(page, shots, name: str) -> None:
 @pytest.mark.parametrize("size", WIDTHS)
 def test_the_review_page_lists_every_problem_it_counts(browser, server, axe_script, shots, size):
     viewport = WIDTHS[size]
-    page = _open(browser, server, axe_script, viewport, DRAFT)
+    page = page_signed_in(browser, server, axe_script=axe_script, viewport=viewport, path=DRAFT)
     try:
         problems = page.locator("[data-draft-problems]")
         heading = problems.get_by_role("heading", level=2)
@@ -116,7 +107,7 @@ def test_each_queue_shows_its_problem_on_the_field_to_fix(
     browser, server, axe_script, shots, size, path, form, words
 ):
     viewport = WIDTHS[size]
-    page = _open(browser, server, axe_script, viewport, path)
+    page = page_signed_in(browser, server, axe_script=axe_script, viewport=viewport, path=path)
     try:
         expect(page.locator("[data-draft-problems]")).to_be_visible()
         errors = page.locator(f"form[data-form={form}] [data-error-for]")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.demo_login import ADMIN, log_in
+from tests.browser.demo_login import page_signed_in
 from tests.browser.test_axe_finds_no_serious_violation import BLOCKING_IMPACTS, RUN_AXE
 from tests.server_process import ROOT, ServerProcess, free_port
 
@@ -40,15 +40,6 @@ def server(tmp_path_factory):
         yield running
 
 
-def _open(browser, server, axe_script, viewport, path):
-    context = browser.new_context(viewport=viewport)
-    context.set_default_timeout(15_000)
-    context.add_init_script(path=axe_script)
-    page = context.new_page()
-    log_in(page, server, who=ADMIN, then=path)
-    return page
-
-
 def _axe_clean(page) -> None:
     assert page.evaluate(RUN_AXE, [list(BLOCKING_IMPACTS), None]) == []
 
@@ -60,7 +51,7 @@ def _box(page, selector: str) -> dict:
 @pytest.mark.parametrize("size", WIDTHS)
 def test_the_elastic_page_while_elastic_is_off(browser, server, axe_script, shots, size):
     viewport = WIDTHS[size]
-    page = _open(browser, server, axe_script, viewport, ELASTIC)
+    page = page_signed_in(browser, server, axe_script=axe_script, viewport=viewport, path=ELASTIC)
     try:
         expect(page.locator("[data-live-badge]")).to_have_text("live")
         expect(page.locator('[data-field="enabled"]')).to_have_text("off")
@@ -98,7 +89,7 @@ def test_the_elastic_page_while_elastic_is_off(browser, server, axe_script, shot
 @pytest.mark.parametrize("size", WIDTHS)
 def test_an_admin_adds_a_consumer_on_the_tree_page(browser, server, axe_script, shots, size):
     viewport = WIDTHS[size]
-    page = _open(browser, server, axe_script, viewport, TREE)
+    page = page_signed_in(browser, server, axe_script=axe_script, viewport=viewport, path=TREE)
     consumer = f"newbie-{size}"
     try:
         expect(page.locator("[data-live-badge]")).to_have_text("live")
