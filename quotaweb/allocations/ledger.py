@@ -26,15 +26,15 @@ from psycopg_pool import PoolTimeout
 
 from quotaweb.allocations import doubts
 from quotaweb.allocations.models import Allocation
-from quotaweb.engine.gateway import (
+from quotaweb.engine.gateway import engines_get
+from quotaweb.engine.live import LiveAllocation
+from quotaweb.engine.outcomes import (
     LedgerSend,
     LedgerStream,
     LedgerWrite,
     LoopLedgerWrite,
     ThreadLedgerWrite,
-    engines_get,
 )
-from quotaweb.engine.live import LiveAllocation
 from quotaweb.engine.owners import fence_epoch
 from quotaweb.postgresql.base import has_input
 from quotaweb.postgresql.waits import (

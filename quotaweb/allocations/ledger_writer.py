@@ -25,8 +25,8 @@ from functools import partial
 from django.db import DEFAULT_DB_ALIAS, connections
 
 from quotaweb.allocations.ledger import _ledger_write
-from quotaweb.engine.gateway import LedgerWrite, ThreadLedgerWrite
 from quotaweb.engine.live import LiveAllocation
+from quotaweb.engine.outcomes import LedgerWrite, ThreadLedgerWrite
 
 
 class WriterThreadLedger:

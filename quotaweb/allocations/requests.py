@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from quotaweb.engine.gateway import Operation
 from quotaweb.engine.live import LiveAllocation, named_tuple
+from quotaweb.engine.outcomes import Operation
 from trackers.resources import INT64_MAX
 
 MAX_BATCH = 10_000

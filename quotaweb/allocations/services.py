@@ -41,8 +41,9 @@ from quotaweb.allocations.requests import (
     allocation_request,
     batch_request,
 )
-from quotaweb.engine.gateway import Admission, BatchResult, Operation, engines_get
+from quotaweb.engine.gateway import engines_get
 from quotaweb.engine.live import LiveAllocation
+from quotaweb.engine.outcomes import Admission, BatchResult, Operation
 from quotaweb.postgresql.waits import deadline
 
 # The request checks and the ledger live in their own modules; callers and tests keep taking

@@ -27,13 +27,8 @@ from quotaweb.config import edits, selectors
 from quotaweb.config.services import ConfigConflict, ConfigRejected, VersionNotFound
 from quotaweb.elastic.services import ElasticRejected
 from quotaweb.engine.elastic import NotALeaf, UnknownQueue
-from quotaweb.engine.gateway import (
-    AllocationNotFound,
-    EngineNotLoaded,
-    KeyConflict,
-    PartitionBusy,
-    UnknownPartition,
-)
+from quotaweb.engine.gateway import EngineNotLoaded, UnknownPartition
+from quotaweb.engine.outcomes import AllocationNotFound, KeyConflict, PartitionBusy
 from quotaweb.engine.owners import ERR_FENCED, LeaseUnconfirmed, NotOwner, fence_refused
 from quotaweb.engine.quotatrees import TreesNotLoaded
 from quotaweb.postgresql.waits import unavailable_reason

@@ -48,13 +48,8 @@ from quotaweb.allocations.services import (
     application_release,
 )
 from quotaweb.core.ownership import Ownership
-from quotaweb.engine.gateway import (
-    AllocationNotFound,
-    EngineNotLoaded,
-    KeyConflict,
-    UnknownPartition,
-    engines_get,
-)
+from quotaweb.engine.gateway import EngineNotLoaded, UnknownPartition, engines_get
+from quotaweb.engine.outcomes import AllocationNotFound, KeyConflict
 from trackers import ConfigError, QuantityError, TrackersError, parse_config
 from trackers.config.model import Partition, Queue
 from trackers.names import WILDCARD

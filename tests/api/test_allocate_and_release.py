@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from quotaweb.engine.gateway import ERR_KEY_CONFLICT, ERR_PARTITION
+from quotaweb.engine.gateway import ERR_PARTITION
+from quotaweb.engine.outcomes import ERR_KEY_CONFLICT
 from tests.api.allocation_support import ALLOCATIONS, GiB, body, ledger, used
 
 pytestmark = pytest.mark.django_db

@@ -12,7 +12,7 @@ from django.db import transaction
 from quotaweb.allocations import ledger as ledger_writes
 from quotaweb.allocations import requests, services
 from quotaweb.allocations.models import Allocation
-from quotaweb.engine.gateway import STREAMED_ROWS
+from quotaweb.engine.outcomes import STREAMED_ROWS
 from tests.api.allocation_support import ALLOCATIONS, GiB, body, ledger, used
 
 pytestmark = pytest.mark.django_db

@@ -14,7 +14,7 @@ import pytest
 from django.db import OperationalError, connection
 
 from quotaweb.allocations import ledger, services
-from quotaweb.engine.gateway import PartitionBusy
+from quotaweb.engine.outcomes import PartitionBusy
 from quotaweb.postgresql.waits import OutcomeUnknown, unavailable_reason
 from tests.api.allocation_support import body
 from tests.api.test_single_allocations_share_commits import (

@@ -17,7 +17,7 @@ from django.db import OperationalError, connection
 
 from quotaweb.allocations import services
 from quotaweb.allocations.models import Allocation
-from quotaweb.engine.gateway import AllocationNotFound, KeyConflict, PartitionBusy
+from quotaweb.engine.outcomes import AllocationNotFound, KeyConflict, PartitionBusy
 from tests.api.allocation_support import GiB, body, used
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -34,10 +34,8 @@ from quotaweb.api.names import (
 from quotaweb.api.problems import ApiError, bad_request
 from quotaweb.api.serializers import StrictSerializer
 from quotaweb.compression import uncompressed
-from quotaweb.engine.gateway import (
-    Admission,
-)
 from quotaweb.engine.live import LiveAllocation
+from quotaweb.engine.outcomes import Admission
 from trackers.gcpause import paused_gc
 
 ERR_AFTER = "after must be a whole number (the last seq you have), not {value!r}"
