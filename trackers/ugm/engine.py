@@ -34,6 +34,7 @@ from trackers.ugm.impact import judged, over_limits
 from trackers.ugm.limits import Chain, LimitTable
 from trackers.ugm.snapshot import (
     UsageRows,
+    detached,
     group_object,
     queue_row,
     queue_tree,
@@ -222,9 +223,9 @@ class Engine:
         with self._lock:
             table, in_force = self._table, self._config
         if users is None:
-            users = self._in_holds(self._users, partial(usage_tree, "userName"))
+            users = self._usage_trees(self._users, "userName")
         if groups is None:
-            groups = self._in_holds(self._groups, partial(usage_tree, "groupName"))
+            groups = self._usage_trees(self._groups, "groupName")
         if partition is None or partition is in_force:
             return judged(self.partition, table, users=users, groups=groups)
         return over_limits(partition, users=users, groups=groups)
@@ -240,10 +241,17 @@ class Engine:
         by what moved meanwhile (as ``over_limits`` judges). With nothing moving, the rows are
         those of a whole snapshot (``users_usage``, ``groups_usage``, ``queues_usage``)."""
         return UsageRows(
-            self._in_holds(self._users, partial(usage_tree, "userName")),
-            self._in_holds(self._groups, partial(usage_tree, "groupName")),
+            self._usage_trees(self._users, "userName"),
+            self._usage_trees(self._groups, "groupName"),
             self._in_holds(self._queues.nodes, queue_row),
         )
+
+    def _usage_trees(
+        self, trackers: Mapping[str, Tracker | UserTracker], key: str
+    ) -> list[dict[str, Any]]:
+        """Every user's (or group's) usage tree, the trackers copied in holds (``detached``)
+        and the trees built outside the lock."""
+        return [usage_tree(key, copy) for copy in self._in_holds(trackers, detached)]
 
     def _in_holds(
         self, held: Mapping[str, _Held], read: Callable[[str, _Held], _Row | None]

@@ -155,13 +155,30 @@ def _no_cap(path: str) -> Cap | None:
     return None
 
 
-def usage_tree(
-    key: str, name: str, tracker: Tracker | UserTracker
-) -> dict[str, Any] | None:
-    """A user's or group's usage as ``judged`` reads it (``key``: its name), None for none."""
+def detached(name: str, tracker: Tracker | UserTracker) -> Tracker | None:
+    """A copy of a user's or group's levels (None when it has none), cheap enough to take under
+    the engine's lock, so that its tree is built outside it (``usage_tree``): the group
+    wildcard's levels may span every queue in use."""
     if tracker.empty:
         return None
-    return {key: name, "queues": tracker_tree(tracker, (), _no_cap)}
+    copy = Tracker(name)
+    if isinstance(tracker, UserTracker):
+        copy.nodes = tracker.levels()  # summed into new nodes on every call
+    else:
+        copy.nodes = {path: _node_copy(node) for path, node in tracker.nodes.items()}
+    return copy
+
+
+def _node_copy(node: Node) -> Node:
+    copy = Node()
+    copy.update(node)
+    copy.apps = set(node.apps)
+    return copy
+
+
+def usage_tree(key: str, tracker: Tracker) -> dict[str, Any]:
+    """A user's or group's usage as ``judged`` reads it (``key``: its name)."""
+    return {key: tracker.name, "queues": tracker_tree(tracker, (), _no_cap)}
 
 
 def queue_row(path: str, node: Node) -> QueueRow | None:
