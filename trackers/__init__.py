@@ -11,6 +11,8 @@ from trackers.ugm import (
     CompiledConfig,
     Decision,
     Engine,
+    QueueRow,
+    UsageRows,
     compile_config,
     over_limits,
 )
@@ -25,7 +27,9 @@ __all__ = [
     "InvalidRequest",
     "NotTracked",
     "QuantityError",
+    "QueueRow",
     "TrackersError",
+    "UsageRows",
     "compile_config",
     "dump_config",
     "over_limits",

@@ -19,7 +19,7 @@ from quotaweb.engine.live import (
     LiveSet,
     NewestEvents,
 )
-from trackers import Changes, Engine
+from trackers import Changes, Engine, UsageRows
 from trackers.config.model import Partition
 
 # How long a snapshot of the live allocations waits for its partition's lock (``live_snapshot``).
@@ -86,6 +86,11 @@ class EngineReads:
 
     def queues_usage(self, partition: str) -> dict[str, Any]:
         return self._reader(partition).queues_usage()
+
+    def usage_rows(self, partition: str) -> UsageRows:
+        """Every user, group and queue in use, read a few rows per hold of the engine's lock:
+        each row exact, the rows not one instant (``Engine.usage_rows``)."""
+        return self._reader(partition).usage_rows()
 
     def users_usage(self, partition: str) -> list[dict[str, Any]]:
         return self._reader(partition).users_usage()

@@ -1,8 +1,9 @@
 """Sampling usage over time: trend samples, and the list of who sits above a limit.
 
 ``usage_sample`` runs every ``QUOTAWEB_TREND_SAMPLE_SECONDS`` in the process that owns the
-engines (``sampler.py``). A sample costs one read of every user, group and queue tree; at the
-default of a minute that is a small share of the engines' time even at 10,000 users.
+engines (``sampler.py``). A sample costs one read of every user, group and queue in use; at the
+default of a minute that is a small share of the engines' time even at 10,000 users, and it is
+read a few rows per hold of each engine's lock, so an allocation waits for one such hold at most.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from django.utils import timezone
 
 from quotaweb.engine.gateway import engines_get
 from quotaweb.usage.models import OverLimit, UsageSample
+from trackers import QueueRow
 from trackers.gcpause import paused_gc
 
 
@@ -30,18 +32,20 @@ def usage_sample(*, now: datetime | None = None) -> int:
     # come before the database in the lock order (``quotaweb.engine.gateway``).
     with paused_gc():
         for partition in gateway.partitions():
-            users = gateway.users_usage(partition)
-            groups = gateway.groups_usage(partition)
-            for user in users:
+            # Read a few rows per hold of the engine's lock, so allocations go on meanwhile:
+            # each row is exact, the rows a moment apart (``Engine.usage_rows``). Every consumer
+            # of the samples reads them row by row (trends, CSV, sparklines, the history's root
+            # queue), none adds rows up against another.
+            rows = gateway.usage_rows(partition)
+            for user in rows.users:
                 samples.extend(_root_sample(partition, "user", user["userName"], user, now))
-            for group in groups:
+            for group in rows.groups:
                 samples.extend(_root_sample(partition, "group", group["groupName"], group, now))
             samples.extend(_queue_samples(
-                partition, gateway.queues_usage(partition), now,
-                allocations=gateway.live_count(partition),
+                partition, rows.queues, now, allocations=gateway.live_count(partition),
             ))
             # The same reads, judged by the limits in force (the active version's, compiled).
-            over.extend(gateway.over_limits(partition, users=users, groups=groups))
+            over.extend(gateway.over_limits(partition, users=rows.users, groups=rows.groups))
     with transaction.atomic():
         UsageSample.objects.bulk_create(samples, batch_size=1000)
         UsageSample.objects.filter(
@@ -60,19 +64,13 @@ def _root_sample(partition: str, kind: str, name: str, tree: dict[str, Any], now
                           resource=dict(usage or {}), running_applications=running)
 
 
-def _queue_samples(partition: str, tree: dict[str, Any], now: datetime, *, allocations: int):
-    """A sample per queue with usage; the root's also counts the partition's live
-    ``allocations`` (for the YuniKorn container history)."""
-    stack = [tree]
-    while stack:
-        node = stack.pop()
-        stack.extend(node.get("children", ()))
-        usage = node.get("allocatedResource")
-        if usage or node.get("runningApps"):
-            yield UsageSample(partition=partition, kind="queue", name=node["queuename"], at=now,
-                              resource=dict(usage or {}),
-                              running_applications=node.get("runningApps", 0),
-                              allocations=allocations if node is tree else 0)
+def _queue_samples(partition: str, rows: list[QueueRow], now: datetime, *, allocations: int):
+    """A sample per queue in use; the root's also counts the partition's live ``allocations``
+    (for the YuniKorn container history)."""
+    for path, usage, running in rows:
+        yield UsageSample(partition=partition, kind="queue", name=path, at=now,
+                          resource=usage, running_applications=running,
+                          allocations=allocations if path == "root" else 0)
 
 
 def _over_limit_refresh(found: list[dict[str, Any]], now: datetime) -> None:

@@ -8,10 +8,10 @@ headroom, and user, group and queue trackers always move together (spec 2.6).
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from trackers.config.model import Partition
 from trackers.errors import InvalidRequest, NotTracked
@@ -31,16 +31,25 @@ from trackers.ugm.decision import (
     Headroom,
 )
 from trackers.ugm.impact import judged, over_limits
-from trackers.ugm.limits import Cap, Chain, LimitTable
-from trackers.ugm.snapshot import group_object, queue_tree, tracker_tree, user_object
+from trackers.ugm.limits import Chain, LimitTable
+from trackers.ugm.snapshot import (
+    UsageRows,
+    detached,
+    group_object,
+    queue_row,
+    queue_tree,
+    usage_tree,
+    user_object,
+)
 from trackers.ugm.tracker import EMPTY_NODE, Amounts, Tracker, UserTracker
 
 MAX_QUEUE_DEPTH = 64
-# Users (or groups) judged per hold of the engine's lock by ``over_limits``: an increase waits
-# for one such hold at most (well under a millisecond), not for a read of everyone (about a
-# second at 10,000 users with live allocations and 50,555 limit entries, docs/design.md,
-# "Applies beside allocations").
-JUDGED_PER_HOLD = 100
+# Rows (users, groups or queue levels) read per hold of the engine's lock by the reads of
+# everyone that need no single instant (``over_limits``, ``usage_rows``): an increase waits for
+# one such hold at most (well under a millisecond), not for a read of everyone (several hundred
+# milliseconds at 10,000 users with live allocations and 50,555 limit entries,
+# docs/design.md, "Applies beside allocations").
+READ_PER_HOLD = 100
 
 ERR_QUEUE_PATH = "queue path {path!r} must be 'root' or start with 'root.'"
 ERR_QUEUE_SEGMENT = "queue path {path!r} has an invalid queue name {segment!r}"
@@ -120,6 +129,10 @@ class Failures(NamedTuple):
 # Elastic runtime quota per queue path (``set_elastic_runtimes``).
 Runtimes = Mapping[str, Mapping[str, int]]
 
+# What ``Engine._in_holds`` reads (a tracker, a queue level) and what it makes of each.
+_Held = TypeVar("_Held")
+_Row = TypeVar("_Row")
+
 
 @dataclass(frozen=True, slots=True)
 class CompiledConfig:
@@ -134,11 +147,6 @@ def compile_config(partition: Partition) -> CompiledConfig:
     caller compiles first, finishes whatever else may fail (storing the version), and only then
     installs, which cannot fail."""
     return CompiledConfig(partition, LimitTable(partition))
-
-
-def _no_cap(path: str) -> Cap | None:
-    """Usage trees for judging carry no caps: ``judged`` looks them up in the table itself."""
-    return None
 
 
 class Engine:
@@ -206,7 +214,7 @@ class Engine:
         default the limits in force, already compiled, and usage now; ``users`` and ``groups``
         (this engine's snapshots, taken a moment before) spare reading every tracker again.
 
-        Usage now is read a few users at a time (``_usage_trees``), never in one hold of the
+        Usage now is read a few users at a time (``_in_holds``), never in one hold of the
         engine's lock: an apply's impact reads everyone while allocations go on. The partition
         in force (the very object, as a just-applied version's model is) is judged by the
         limits already compiled for it, not compiled again."""
@@ -222,22 +230,48 @@ class Engine:
             return judged(self.partition, table, users=users, groups=groups)
         return over_limits(partition, users=users, groups=groups)
 
+    def usage_rows(self) -> UsageRows:
+        """Every user, group and queue level in use (``UsageRows``), for the usage sampler,
+        read ``READ_PER_HOLD`` rows per hold of the engine's lock, never all in one: a sample of
+        10,000 users must not hold every increase for its whole read.
+
+        Each row is exact: one user's, group's or queue level's figures, read in one hold. The
+        rows are not one instant: an increase or a release may land between two holds, so a
+        queue's figure may differ from the sum of its children's, or a group's from its users',
+        by what moved meanwhile (as ``over_limits`` judges). With nothing moving, the rows are
+        those of a whole snapshot (``users_usage``, ``groups_usage``, ``queues_usage``)."""
+        return UsageRows(
+            self._usage_trees(self._users, "userName"),
+            self._usage_trees(self._groups, "groupName"),
+            self._in_holds(self._queues.nodes, queue_row),
+        )
+
     def _usage_trees(
         self, trackers: Mapping[str, Tracker | UserTracker], key: str
     ) -> list[dict[str, Any]]:
-        """Every user (or group) with usage as the objects ``judged`` reads (``key``: its name;
-        ``queues``: the levels with usage or running applications), sorted by name, taking the
-        engine's lock for ``JUDGED_PER_HOLD`` of them at a time. Each object is whole; two
-        objects may be read a moment apart, as an increase may land between two holds."""
+        """Every user's (or group's) usage tree, the trackers copied in holds (``detached``)
+        and the trees built outside the lock."""
+        return [usage_tree(key, copy) for copy in self._in_holds(trackers, detached)]
+
+    def _in_holds(
+        self, held: Mapping[str, _Held], read: Callable[[str, _Held], _Row | None]
+    ) -> list[_Row]:
+        """``read(name, item)`` for each item of ``held`` (one of this engine's maps, which
+        change only under its lock) still there when reached, sorted by name, leaving out what
+        ``read`` answers None for; the engine's lock taken for ``READ_PER_HOLD`` items at a
+        time. The names are copied in one short hold and sorted outside it."""
         with self._lock:
-            names = sorted(trackers)
-        found: list[dict[str, Any]] = []
-        for start in range(0, len(names), JUDGED_PER_HOLD):
+            names = list(held)
+        names.sort()
+        found: list[_Row] = []
+        for start in range(0, len(names), READ_PER_HOLD):
             with self._lock:
-                for name in names[start:start + JUDGED_PER_HOLD]:
-                    tracker = trackers.get(name)
-                    if tracker is not None and not tracker.empty:
-                        found.append({key: name, "queues": tracker_tree(tracker, (), _no_cap)})
+                for name in names[start:start + READ_PER_HOLD]:
+                    item = held.get(name)
+                    if item is not None:
+                        row = read(name, item)
+                        if row is not None:
+                            found.append(row)
         return found
 
     # -- input checks ------------------------------------------------------------------------

@@ -8,10 +8,10 @@ only, which is why a config switch never has to touch it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, NamedTuple
 
 from trackers.ugm.limits import Cap, LimitTable
-from trackers.ugm.tracker import Tracker, UserTracker
+from trackers.ugm.tracker import Node, Tracker, UserTracker
 
 
 def _parent(path: str) -> str:
@@ -129,3 +129,60 @@ def queue_tree(tracker: Tracker, table: LimitTable) -> dict[str, Any]:
         return out
 
     return build("root")
+
+
+class QueueRow(NamedTuple):
+    """A queue level with usage or running applications: its usage and how many run."""
+
+    path: str
+    usage: dict[str, int]
+    running: int
+
+
+class UsageRows(NamedTuple):
+    """Everything in use in a partition (``Engine.usage_rows``). ``users`` and ``groups``: the
+    objects ``over_limits`` judges (``userName`` or ``groupName``, and ``queues``: the levels
+    with usage or running applications, no limits), sorted by name; ``queues``: the queue levels
+    in use, sorted by path."""
+
+    users: list[dict[str, Any]]
+    groups: list[dict[str, Any]]
+    queues: list[QueueRow]
+
+
+def _no_cap(path: str) -> Cap | None:
+    """Usage trees for judging carry no caps: ``judged`` looks them up in the table itself."""
+    return None
+
+
+def detached(name: str, tracker: Tracker | UserTracker) -> Tracker | None:
+    """A copy of a user's or group's levels (None when it has none), cheap enough to take under
+    the engine's lock, so that its tree is built outside it (``usage_tree``): the group
+    wildcard's levels may span every queue in use."""
+    if tracker.empty:
+        return None
+    copy = Tracker(name)
+    if isinstance(tracker, UserTracker):
+        copy.nodes = tracker.levels()  # summed into new nodes on every call
+    else:
+        copy.nodes = {path: _node_copy(node) for path, node in tracker.nodes.items()}
+    return copy
+
+
+def _node_copy(node: Node) -> Node:
+    copy = Node()
+    copy.update(node)
+    copy.apps = set(node.apps)
+    return copy
+
+
+def usage_tree(key: str, tracker: Tracker) -> dict[str, Any]:
+    """A user's or group's usage as ``judged`` reads it (``key``: its name)."""
+    return {key: tracker.name, "queues": tracker_tree(tracker, (), _no_cap)}
+
+
+def queue_row(path: str, node: Node) -> QueueRow | None:
+    """A queue level's row, None for a level kept only for the levels below it."""
+    if not (node or node.apps):
+        return None
+    return QueueRow(path, dict(node), len(node.apps))

@@ -9,7 +9,7 @@ from tests.trackers.ugm.support import M, fill, lim, make_engine
 from trackers import over_limits
 from trackers.ugm import engine as engine_module
 
-USERS = engine_module.JUDGED_PER_HOLD * 2 + 7
+USERS = engine_module.READ_PER_HOLD * 2 + 7
 
 
 def test_a_read_in_holds_judges_as_one_whole_snapshot():
@@ -32,7 +32,7 @@ def test_a_read_in_holds_judges_as_one_whole_snapshot():
     assert found == whole
     assert {item["kind"] for item in found} == {"user", "group"}
     assert len([item for item in found if item["kind"] == "user"]) > 2 * (
-        engine_module.JUDGED_PER_HOLD
+        engine_module.READ_PER_HOLD
     ) // 3
 
 
