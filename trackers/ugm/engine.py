@@ -11,13 +11,26 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, TypeVar
 
 from trackers.config.model import Partition
 from trackers.errors import InvalidRequest, NotTracked
 from trackers.gcpause import paused_gc
 from trackers.names import GROUP_NAME_RE, QUEUE_NAME_RE, USER_NAME_RE
 from trackers.resources import INT64_MAX, format_resource
+from trackers.ugm.caps import (
+    AnyTracker,
+    AppsFailure,
+    Failures,
+    QuotaFailure,
+    Runtimes,
+    caps_check,
+    elastic_check,
+    elastic_message,
+    elastic_room,
+    least_room,
+    room_of,
+)
 from trackers.ugm.changes import ChangeLog, Changes
 from trackers.ugm.decision import (
     ELASTIC_QUOTA,
@@ -41,7 +54,7 @@ from trackers.ugm.snapshot import (
     usage_tree,
     user_object,
 )
-from trackers.ugm.tracker import EMPTY_NODE, Amounts, Tracker, UserTracker
+from trackers.ugm.tracker import Amounts, Tracker, UserTracker
 
 MAX_QUEUE_DEPTH = 64
 # Rows (users, groups or queue levels) read per hold of the engine's lock by the reads of
@@ -73,62 +86,6 @@ ERR_OVERFLOW = (
 _PREFIX_CACHE_LIMIT = 100_000
 
 # A user's, a group's or the queues' tracker; None where the user or group has none yet.
-AnyTracker = Tracker | UserTracker | None
-
-
-class AppsFailure(NamedTuple):
-    """An application cap a new application would break: at ``path``, ``running`` of at most
-    ``limit`` applications already run. Made only on a denial."""
-
-    path: str
-    running: int
-    limit: int
-
-
-class QuotaFailure(NamedTuple):
-    """A resource cap a request would break: at ``path``, ``used`` of ``cap`` of ``kind`` is in
-    use and ``amount`` more does not fit. Made only on a denial."""
-
-    path: str
-    kind: str
-    used: int
-    cap: int
-    amount: int
-
-
-# What ``_check`` answers for one tracker: (application cap broken, resource cap broken), each None
-# when it holds. A plain pair, not a NamedTuple: it is made up to three times on every increase,
-# and a NamedTuple's construction costs several times a tuple's (measured), for nothing, since the
-# caller unpacks it at once.
-CheckResult = tuple[AppsFailure | None, QuotaFailure | None]
-
-
-class ElasticFailure(NamedTuple):
-    """The elastic runtime quota at ``path`` a request would break: ``used`` of ``runtime`` is in
-    use and ``request`` more does not fit in the ``kinds`` named. Made only on a denial."""
-
-    path: str
-    runtime: Mapping[str, int]
-    used: dict[str, int]
-    request: dict[str, int]
-    kinds: tuple[str, ...]
-
-
-class Failures(NamedTuple):
-    """Every cap an increase broke, per tracker, in the documented order. Made only on a denial."""
-
-    user_apps: AppsFailure | None
-    group_apps: AppsFailure | None
-    queue_apps: AppsFailure | None
-    user_quota: QuotaFailure | None
-    group_quota: QuotaFailure | None
-    queue_quota: QuotaFailure | None
-    elastic: ElasticFailure | None = None
-
-
-# Elastic runtime quota per queue path (``set_elastic_runtimes``).
-Runtimes = Mapping[str, Mapping[str, int]]
-
 # What ``Engine._in_holds`` reads (a tracker, a queue level) and what it makes of each.
 _Held = TypeVar("_Held")
 _Row = TypeVar("_Row")
@@ -373,10 +330,10 @@ class Engine:
         """The headroom of user, group and queue, and of the elastic runtime quota when it is
         enforced (None where unlimited or absent)."""
         rooms = [
-            _room(chain, tracker) for chain, tracker in self._trackers(prefixes, user, group)
+            room_of(chain, tracker) for chain, tracker in self._trackers(prefixes, user, group)
         ]
         if self._elastic is not None:
-            rooms.append(_elastic_room(self._elastic, prefixes, self._queues))
+            rooms.append(elastic_room(self._elastic, prefixes, self._queues))
         return tuple(rooms)
 
     def increase(
@@ -413,18 +370,18 @@ class Engine:
             queue_quota: QuotaFailure | None = None
             chain = table.user_chain(user, prefixes)
             if chain:
-                user_apps, user_quota = _check(chain, user_tracker, app_id, amounts)
+                user_apps, user_quota = caps_check(chain, user_tracker, app_id, amounts)
             if group is not None:
                 group_tracker = self._groups.get(group)
                 chain = table.group_chain(group, prefixes)
                 if chain:
-                    group_apps, group_quota = _check(chain, group_tracker, app_id, amounts)
+                    group_apps, group_quota = caps_check(chain, group_tracker, app_id, amounts)
             chain = table.queue_chain(prefixes)
             if chain:
-                queue_apps, queue_quota = _check(chain, self._queues, app_id, amounts)
+                queue_apps, queue_quota = caps_check(chain, self._queues, app_id, amounts)
             elastic = (
                 None if self._elastic is None
-                else _elastic_check(self._elastic, prefixes, self._queues, amounts)
+                else elastic_check(self._elastic, prefixes, self._queues, amounts)
             )
             if (
                 user_apps or group_apps or queue_apps or user_quota or group_quota or queue_quota
@@ -505,7 +462,7 @@ class Engine:
         message = ERR_OVERFLOW.format(kind=kind, total=used + amount, root=prefixes[0],
                                       used=used, amount=amount)
         return Decision(False, RESOURCE_OVERFLOW, group, message,
-                        _combined(self._rooms(prefixes, user, group)))
+                        least_room(self._rooms(prefixes, user, group)))
 
     def _denied(
         self, prefixes: tuple[str, ...], user: str, group: str | None, failures: Failures
@@ -538,9 +495,9 @@ class Engine:
             else:
                 assert failures.elastic is not None, "a denial names what failed"
                 reason = ELASTIC_QUOTA
-                message = _elastic_message(failures.elastic)
+                message = elastic_message(failures.elastic)
         rooms = self._rooms(prefixes, user, group)
-        return Decision(False, reason, group, message, _combined(rooms))
+        return Decision(False, reason, group, message, least_room(rooms))
 
     def headroom(
         self, queue_path: str, app_id: str, user: str, groups: Sequence[str] | None
@@ -553,7 +510,7 @@ class Engine:
             self._check_identity(app_id, user)
             self._check_groups(group_names)
             group, _ = self._group_of(prefixes, app_id, user, group_names)
-            return _combined(self._rooms(prefixes, user, group))
+            return least_room(self._rooms(prefixes, user, group))
 
     def can_run_app(
         self, queue_path: str, app_id: str, user: str, groups: Sequence[str] | None
@@ -567,7 +524,7 @@ class Engine:
             self._check_groups(group_names)
             group, _ = self._group_of(prefixes, app_id, user, group_names)
             return all(
-                _check(chain, tracker, app_id, ())[0] is None
+                caps_check(chain, tracker, app_id, ())[0] is None
                 for chain, tracker in self._trackers(prefixes, user, group)
             )
 
@@ -669,104 +626,3 @@ class Engine:
     def changes_since(self, seq: int) -> Changes:
         with self._lock:
             return self._log.since(seq)
-
-
-def _check(chain: Chain, tracker: AnyTracker, app_id: str, amounts: Amounts) -> CheckResult:
-    """Walk the caps of one tracker: the first application cap a new app would break, and the
-    first resource cap the request would break (None, None when it fits).
-
-    A request fits when every requested amount is at most the headroom (spec 2.5); headroom is
-    the minimum over the levels, so it is enough to compare at each level on its own.
-    """
-    apps_failed: AppsFailure | None = None
-    quota_failed: QuotaFailure | None = None
-    for path, maximum, max_apps in chain:
-        node = tracker.node_at(path) if tracker is not None else EMPTY_NODE
-        if max_apps and apps_failed is None:
-            running = node.apps
-            if app_id not in running and len(running) >= max_apps:
-                apps_failed = AppsFailure(path, len(running), max_apps)
-        if maximum and quota_failed is None:
-            for kind, amount in amounts:
-                cap = maximum.get(kind)
-                if cap is not None and amount > cap - node.get(kind, 0):
-                    quota_failed = QuotaFailure(path, kind, node.get(kind, 0), cap, amount)
-                    break
-    return apps_failed, quota_failed
-
-
-def _elastic_target(runtimes: Runtimes, prefixes: tuple[str, ...]) -> str | None:
-    """The deepest queue of the path with an elastic runtime (the queue the usage is bound to)."""
-    for path in reversed(prefixes):
-        if path in runtimes:
-            return path
-    return None
-
-
-def _elastic_check(
-    runtimes: Runtimes, prefixes: tuple[str, ...], queues: Tracker, amounts: Amounts
-) -> ElasticFailure | None:
-    path = _elastic_target(runtimes, prefixes)
-    if path is None:
-        return None
-    runtime = runtimes[path]
-    node = queues.node_at(path)
-    kinds = tuple(
-        kind for kind, amount in amounts
-        if kind in runtime and node.get(kind, 0) + amount > runtime[kind]
-    )
-    if not kinds:
-        return None
-    return ElasticFailure(
-        path, runtime, {kind: node.get(kind, 0) for kind in runtime},
-        {kind: amount for kind, amount in amounts if kind in runtime}, kinds,
-    )
-
-
-def _elastic_message(failure: ElasticFailure) -> str:
-    path, runtime, used, request, kinds = failure
-    return (
-        f"elastic quota of queue {path}: runtime {format_resource(runtime)}, used "
-        f"{format_resource(used)}; the request for "
-        f"{format_resource(request)} does not fit in {', '.join(sorted(kinds))}"
-    )
-
-
-def _elastic_room(runtimes: Runtimes, prefixes: tuple[str, ...], queues: Tracker) -> Headroom:
-    path = _elastic_target(runtimes, prefixes)
-    if path is None:
-        return None
-    node = queues.node_at(path)
-    return {kind: value - node.get(kind, 0) for kind, value in runtimes[path].items()}
-
-
-def _room(chain: Chain, tracker: AnyTracker) -> Headroom:
-    """The headroom of one tracker: per capped type the least that is left on any level."""
-    room: dict[str, int] | None = None
-    for path, maximum, _ in chain:
-        if not maximum:
-            continue
-        node = tracker.node_at(path) if tracker is not None else EMPTY_NODE
-        if room is None:
-            room = {kind: cap - node.get(kind, 0) for kind, cap in maximum.items()}
-            continue
-        for kind, cap in maximum.items():
-            left = cap - node.get(kind, 0)
-            if kind not in room or left < room[kind]:
-                room[kind] = left
-    return room
-
-
-def _combined(rooms: Iterable[Headroom]) -> Headroom:
-    """The component-wise minimum of several headrooms, None meaning unlimited."""
-    combined: dict[str, int] | None = None
-    for room in rooms:
-        if room is None:
-            continue
-        if combined is None:
-            combined = dict(room)
-            continue
-        for kind, left in room.items():
-            if kind not in combined or left < combined[kind]:
-                combined[kind] = left
-    return combined
