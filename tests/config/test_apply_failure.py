@@ -2,7 +2,7 @@
 
 import pytest
 
-from quotaweb.config import services
+from quotaweb.config import rows, services
 from quotaweb.config.models import ActiveConfig, ConfigVersion, LimitEntry
 from quotaweb.engine import gateway as gateway_module
 from tests.config_rows import config_from_rows
@@ -62,7 +62,7 @@ def test_an_engine_that_refuses_the_config_rolls_everything_back(
 @pytest.mark.django_db
 def test_a_failure_while_writing_rows_changes_nothing(active_sample, sample_yaml, monkeypatch):
     before = _limits(active_sample)
-    original = services._partition_row_update
+    original = rows._partition_row_update
 
     # The gpu partition is written after default's rows were already changed.
     def fail_on_gpu(*, row, old, new, order):
@@ -70,7 +70,7 @@ def test_a_failure_while_writing_rows_changes_nothing(active_sample, sample_yaml
             raise RuntimeError("disk full")
         original(row=row, old=old, new=new, order=order)
 
-    monkeypatch.setattr(services, "_partition_row_update", fail_on_gpu)
+    monkeypatch.setattr(rows, "_partition_row_update", fail_on_gpu)
 
     with pytest.raises(RuntimeError, match="disk full"):
         services.config_apply(yaml_text=_tighter(sample_yaml), author=None, base_version=1)
@@ -84,13 +84,13 @@ def test_a_failed_commit_never_reaches_the_engines(active_sample, sample_yaml, m
     from django.db import IntegrityError
 
     before = _limits(active_sample)
-    original = services._rows_write
+    original = services.rows_write
 
     def write_a_dangling_row(*, candidate, current):
         original(candidate=candidate, current=current)
         LimitEntry.objects.bulk_create([LimitEntry(queue_id=10**9, order=0)])
 
-    monkeypatch.setattr(services, "_rows_write", write_a_dangling_row)
+    monkeypatch.setattr(services, "rows_write", write_a_dangling_row)
     installed = []
     monkeypatch.setattr(Engine, "install_config", lambda *args, **kwargs: installed.append(args))
 
