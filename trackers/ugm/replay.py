@@ -59,7 +59,21 @@ class Release:
     key: str
 
 
-Event = Request | Release
+@dataclass(frozen=True, slots=True)
+class Held:
+    """An allocation already held when the period starts: taken into the replay's engine as it
+    stood, never judged (usage that exists is never refused, as at a restart), and released by
+    its release if that comes within the period. These come before every other event."""
+
+    key: str
+    queue_path: str
+    app_id: str
+    user: str
+    groups: tuple[str, ...]
+    resource: Mapping[str, int]
+
+
+Event = Request | Release | Held
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,12 +114,14 @@ class Differences:
 
 @dataclass
 class ReplayReport:
-    """``requests`` asked again, ``releases`` seen, ``unchanged`` answers, the two kinds of
-    change, ``invalid`` requests the engine refused as malformed (none in a real history), and
-    whether the replay was ``cancelled`` before the end of the history."""
+    """``requests`` asked again, ``releases`` seen, allocations ``held`` from before the
+    period, ``unchanged`` answers, the two kinds of change, ``invalid`` requests the engine
+    refused as malformed (none in a real history), and whether the replay was ``cancelled``
+    before the end of the history."""
 
     requests: int = 0
     releases: int = 0
+    held: int = 0
     unchanged: int = 0
     invalid: int = 0
     newly_denied: Differences = field(default_factory=Differences)
@@ -114,7 +130,7 @@ class ReplayReport:
 
     @property
     def events(self) -> int:
-        return self.requests + self.releases
+        return self.requests + self.releases + self.held
 
 
 def replay(
@@ -131,7 +147,7 @@ def replay(
     engine = Engine(candidate)
     report = ReplayReport()
     # What the replay holds: each admitted key's request, and each application's live count.
-    live: dict[str, Request] = {}
+    live: dict[str, Request | Held] = {}
     apps: Counter[str] = Counter()
     done = 0
     for event in events:
@@ -139,6 +155,13 @@ def replay(
             report.cancelled = True
             return report
         done += 1
+        if isinstance(event, Held):
+            report.held += 1
+            engine.restore(event.queue_path, event.app_id, event.user, list(event.groups),
+                           dict(event.resource))
+            live[event.key] = event
+            apps[event.app_id] += 1
+            continue
         if isinstance(event, Release):
             report.releases += 1
             held = live.pop(event.key, None)

@@ -16,7 +16,7 @@ from tests.trackers.ugm.support import M, lim, partition_for
 from trackers import Engine
 from trackers.config.model import Partition
 from trackers.ugm.decision import GROUP_QUOTA, MAX_APPLICATIONS, USER_QUOTA
-from trackers.ugm.replay import HOUR, Release, Request, replay
+from trackers.ugm.replay import HOUR, Held, Release, Request, replay
 
 Asked = tuple[str, str, str, str, tuple[str, ...], dict[str, int]]  # key, queue, app, user, ...
 
@@ -194,3 +194,20 @@ def test_replaying_a_history_against_the_config_that_made_it_changes_nothing(con
     assert report.newly_admitted.count == 0, report.newly_admitted.examples
     assert report.invalid == 0
     assert report.unchanged == report.requests == sum(isinstance(e, Request) for e in history)
+
+
+def test_allocations_held_when_the_period_starts_count_against_the_candidate():
+    loose = partition_for(limits={"root": [lim(users=["alice"], res=M(100))]})
+    tight = partition_for(limits={"root": [lim(users=["alice"], res=M(30))]})
+    # alice already held 25 before the period; then asks for 10 (35 > 30), releases the 25,
+    # and asks for 10 again (fits either way).
+    before = Held("old", "root.a", "app-old", "alice", (), M(25))
+    during = history_of(loose, [asked("old-twin", memory=25), asked("a1"), "old-twin",
+                                asked("a2")])[1:]
+    during = [Release(e.at, "old") if isinstance(e, Release) else e for e in during]
+
+    report = replay(tight, [before, *during])
+
+    assert report.held == 1
+    assert [e.request.key for e in report.newly_denied.examples] == ["a1"]
+    assert report.unchanged == 1
