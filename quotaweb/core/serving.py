@@ -44,8 +44,8 @@ from quotaweb.core.services import engines_start
 from quotaweb.elastic.worker import elastic_worker_start
 from quotaweb.engine.gateway import Gateway
 from quotaweb.redaction import RedactedAccessLog
-from quotaweb.usage.rollups import history_upkeep_start
 from quotaweb.usage.owner import owner_start
+from quotaweb.usage.rollups import history_upkeep_start
 from quotaweb.usage.sampler import sampler_start
 from trackers.gcpause import freeze_survivors
 
@@ -146,7 +146,8 @@ def owner_threads_start(
     loaded) runs beside its server: in channel mode the engine channel that sockets of
     ``manage.py web`` processes ask for snapshots; the usage sampler (trends, the over-limit
     list); the elastic worker (enforced runtimes); the history's denial writer and its folding
-    into the accounting (``allocations.history``, ``usage.rollups``); on PostgreSQL the ledger's upkeep
+    into the accounting (``allocations.history``, ``usage.rollups``); on PostgreSQL the
+    ledger's upkeep
     (``allocations.upkeep``). ``write`` gets one line for the operator when the engine channel
     starts."""
     owner = OwnerThreads(ownership=ownership)

@@ -81,6 +81,9 @@ class UsageHour(models.Model):
             ),
         ]
 
+    def __str__(self) -> str:
+        return f"{self.partition}/{self.hour:%Y-%m-%d %H}/{self.queue_path}/{self.user}"
+
 
 class AdmissionHour(models.Model):
     """Allocations admitted in one hour for one application of one (queue, user, group): what
@@ -102,6 +105,9 @@ class AdmissionHour(models.Model):
             ),
         ]
 
+    def __str__(self) -> str:
+        return f"{self.partition}/{self.hour:%Y-%m-%d %H}/{self.application_id}"
+
 
 class HistoryFold(models.Model):
     """How far a partition's history has been folded into the rollups: on SQLite the last
@@ -109,3 +115,6 @@ class HistoryFold(models.Model):
 
     partition = models.CharField(max_length=64, primary_key=True)
     position = models.BigIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"{self.partition}@{self.position}"

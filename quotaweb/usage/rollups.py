@@ -122,10 +122,9 @@ def history_fold(*, partition: str) -> int:
             continue
         for hour, resource_type, amount in event_usage(started, max(at, started), resource):
             usage[hour, queue, user, group, resource_type] += amount
-    if horizon is None:
-        position = chunk[-1][0]
-    else:
-        position = horizon if complete else chunk[-1][1] + 1
+    # SQLite: the last id folded. PostgreSQL: every transaction below the horizon when all
+    # were there, else up to and with the last transaction taken whole.
+    position = chunk[-1][0] if horizon is None else horizon if complete else chunk[-1][1] + 1
     with transaction.atomic():
         if not HistoryFold.objects.filter(partition=partition, position=fold.position).update(
             position=position
