@@ -9,7 +9,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from quotaweb.allocations.history import DenialWriter
 from quotaweb.allocations.models import HistoryEvent
+from quotaweb.engine.live import denials_to
 from quotaweb.usage import accounting
 from quotaweb.usage.rollups import history_upkeep
 from tests.api.allocation_support import ALLOCATIONS, GiB, body
@@ -24,15 +26,12 @@ def _release(client, key: str) -> None:
 
 
 def test_admissions_releases_and_denials_are_kept_in_order(admin_api, capped_engines):
-    from quotaweb.allocations.history import DenialWriter
-
     writer = DenialWriter()
-    from quotaweb.engine.live import denials_to
-
     denials_to(writer.offer)
     try:
-        assert admin_api.post(ALLOCATIONS, body("k1", memory=8 * GiB), format="json").status_code == 201
-        assert admin_api.post(ALLOCATIONS, body("k2", memory=4 * GiB), format="json").status_code == 409
+        admitted = admin_api.post(ALLOCATIONS, body("k1", memory=8 * GiB), format="json")
+        denied = admin_api.post(ALLOCATIONS, body("k2", memory=4 * GiB), format="json")
+        assert (admitted.status_code, denied.status_code) == (201, 409)
         _release(admin_api, "k1")
         writer.write_queued()
     finally:
@@ -40,7 +39,8 @@ def test_admissions_releases_and_denials_are_kept_in_order(admin_api, capped_eng
     kinds = list(HistoryEvent.objects.order_by("id").values_list("kind", "key", "reason"))
     assert kinds == [("admitted", "k1", ""), ("released", "k1", ""), ("denied", "k2", "userQuota")]
     released = HistoryEvent.objects.get(kind="released")
-    assert released.started is not None and released.at >= released.started
+    assert released.started is not None
+    assert released.at >= released.started
     assert (released.user, released.queue_path, released.resource) == (
         "alice", "root.eng", {"memory": 8 * GiB})
 
