@@ -31,7 +31,8 @@ def accounting_page(*, partition: str, params: Mapping[str, str]) -> dict[str, A
     rows = [*report["rows"], *([report["others"]] if report["others"] else [])]
     rank = report["resource"]
     for number, row in enumerate(rows):
-        row["colour"] = f"series-{number % SERIES_CLASSES}" if row is not report["others"] else "series-others"
+        row["colour"] = (f"series-{number % SERIES_CLASSES}" if row is not report["others"]
+                         else "series-others")
         row["ranked"] = row["usage"].get(rank, 0.0)
     chart = _chart(report, rows, rank)
     table = sorted(rows, key=lambda row: _sort_key(row, sort, rank), reverse=descending)
@@ -85,7 +86,7 @@ def _cells(row: dict[str, Any], types: list[str], shares: bool) -> list[str]:
             cells.append(", ".join(
                 f"{kind} {share * 100:.1f}%" for kind, share in row.get(name, {}).items()
                 if share is not None
-            ) or "–")
+            ) or "none set")
     return cells
 
 
