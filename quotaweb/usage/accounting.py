@@ -21,7 +21,8 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Count, Q, Sum
+from django.db.models import CharField, Count, Q, Sum
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import Trunc
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
@@ -288,7 +289,6 @@ def accounting_report(*, query: AccountingQuery, now: datetime | None = None) ->
     with _snapshot():
         fold = HistoryFold.objects.filter(partition=query.partition).first()
         position = fold.position if fold else 0
-        _rollups(query, usage)
         for queue_path, user, group, started, at, resource in _unfolded(query, position).filter(
             kind=HistoryEvent.KIND_RELEASED, started__lt=query.until, at__gt=query.since
         ).values_list("queue_path", "user", "group", "started", "at", "resource"):
@@ -299,6 +299,7 @@ def accounting_report(*, query: AccountingQuery, now: datetime | None = None) ->
         ).values_list("queue_path", "user", "group", "created", "resource"):
             _add(query, usage, queue_path, user, group, created, max(end, created), resource)
         _counts(query, position, counted)
+        _rollups(query, usage)
     return _report(query, usage, counted, seconds=(end - query.since).total_seconds())
 
 
@@ -312,18 +313,80 @@ def _add(query: AccountingQuery, usage: dict, queue_path: str, user: str, group:
 
 
 def _rollups(query: AccountingQuery, usage: dict) -> None:
-    dimension = {"user": "user", "group": "group", "queue": "queue_path"}.get(query.by)
-    fields = [dimension] if dimension else []
+    """Add the rollups' resource-time to ``usage`` (which holds the rest already). By user or
+    group, with more of them than the top N, only the top N come by bucket and the rest as one
+    (``OTHERS``): a large site has thousands of users, and their every bucket is not needed."""
+    field = {"user": "user", "group": "group", "queue": "queue_path"}.get(query.by)
     rows = UsageHour.objects.filter(
         _subtree("queue_path", query.queue), partition=query.partition,
         hour__gte=query.since, hour__lt=query.until, **_who(query),
     )
-    rows = rows.annotate(bucket=Trunc("hour", query.step, tzinfo=UTC))
-    for row in rows.values("bucket", "resource_type", *fields).annotate(total=Sum("amount")):
-        key = _dimension(
-            query, row.get("queue_path", ""), row.get("user", ""), row.get("group", "")
-        )
-        usage[key, row["bucket"], row["resource_type"]] += row["total"]
+    if query.by in ("user", "group"):
+        assert field is not None
+        totals: dict[tuple[str, str], float] = defaultdict(float)
+        for (key, _bucket, kind), amount in usage.items():
+            totals[key, kind] += amount
+        for row in rows.values(field, "resource_type").annotate(total=Sum("amount")):
+            totals[row[field], row["resource_type"]] += row["total"]
+        rank = _rank(query, sorted({kind for _key, kind in totals}))
+        keys = {key for key, _kind in totals}
+        if len(keys) > query.top:
+            top = sorted(keys, key=lambda key: (-totals[key, rank], key))[: query.top]
+            for key, bucket, kind, total in _series(rows.filter(**{f"{field}__in": top}), field,
+                                                    query.step):
+                usage[key, bucket, kind] += total
+            for _key, bucket, kind, total in _series(
+                rows.exclude(**{f"{field}__in": top}), None, query.step
+            ):
+                usage[OTHERS, bucket, kind] += total
+            chosen = set(top)
+            for key, bucket, kind in [entry for entry in usage if entry[0] not in chosen]:
+                if key != OTHERS:
+                    usage[OTHERS, bucket, kind] += usage.pop((key, bucket, kind))
+            return
+    for value, bucket, kind, total in _series(rows, field, query.step):
+        key = _dimension(query, *_as_fields(field, value)) if field else query.partition
+        usage[key, bucket, kind] += total
+
+
+def _series(rows: Any, field: str | None, step: str) -> Iterator[tuple[str, datetime, str, float]]:
+    """``(value of field, bucket start, resource type, total)`` of the rollup ``rows``."""
+    fields = [field] if field else []
+    if connection.vendor != "sqlite":
+        grouped = rows.annotate(bucket=Trunc("hour", step, tzinfo=UTC))
+        for row in grouped.values("bucket", "resource_type", *fields).annotate(
+            total=Sum("amount")
+        ):
+            yield row.get(field, "") if field else "", row["bucket"], row["resource_type"], \
+                row["total"]
+        return
+    # SQLite keeps times as text and Django truncates them with a Python function per row (two
+    # thirds of a large report's time): its own date functions do it on the text.
+    column = f'"{UsageHour._meta.db_table}"."hour"'
+    expression = {
+        "hour": column, "day": f"substr({column}, 1, 10)", "month": f"substr({column}, 1, 7)",
+        "week": f"date({column}, '-' || ((strftime('%w', {column}) + 6) % 7) || ' days')",
+    }[step]
+    grouped = rows.annotate(bucket=RawSQL(expression, [], output_field=CharField()))
+    starts: dict[str, datetime] = {}
+    for row in grouped.values("bucket", "resource_type", *fields).annotate(total=Sum("amount")):
+        text = row["bucket"]
+        start = starts.get(text)
+        if start is None:
+            # The bare column (by hour) comes back as the driver's datetime.
+            start = starts[text] = (text if isinstance(text, datetime) else datetime.fromisoformat(
+                text + "-01" if step == "month" else text
+            )).replace(tzinfo=UTC)
+        yield row.get(field, "") if field else "", start, row["resource_type"], row["total"]
+
+
+def _rank(query: AccountingQuery, types: list[str]) -> str:
+    """The resource type rows are ranked by: the one asked for, else memory, else the first."""
+    if query.resource and query.resource not in types:
+        raise AccountingInvalid("resource", ERR_RESOURCE.format(
+            value=query.resource, types=", ".join(types) or "none"
+        ))
+    return query.resource or ("memory" if "memory" in types else (types[0] if types else ""))
 
 
 def _counts(query: AccountingQuery, position: int, counted: dict[str, list[int]]) -> None:
@@ -385,11 +448,7 @@ def _report(query: AccountingQuery, usage: dict, counted: dict[str, list[int]], 
     buckets = buckets_of(query.since, query.until, query.step)
     index = {start: number for number, start in enumerate(buckets)}
     types = sorted({kind for _key, _bucket, kind in usage})
-    if query.resource and query.resource not in types:
-        raise AccountingInvalid("resource", ERR_RESOURCE.format(
-            value=query.resource, types=", ".join(types) or "none"
-        ))
-    rank = query.resource or ("memory" if "memory" in types else (types[0] if types else ""))
+    rank = _rank(query, types)
     units = {kind: time_unit(kind) for kind in types}
     rows: dict[str, dict[str, Any]] = {}
     for (key, bucket, kind), amount in usage.items():
@@ -400,13 +459,17 @@ def _report(query: AccountingQuery, usage: dict, counted: dict[str, list[int]], 
     for key, (allocations, applications) in counted.items():
         row = rows.setdefault(key, _row(key, types, len(buckets)))
         row["allocations"], row["applications"] = allocations, applications
+    # The rest of a long list may have been summed already (``_rollups``).
+    summed = rows.pop(OTHERS, None)
     ordered = sorted(rows.values(), key=lambda row: (-row["usage"].get(rank, 0), row["key"]))
     top, rest = ordered[: query.top], ordered[query.top:]
     if query.by == "queue":
         _shares(query, top, seconds)
-    others = _row(OTHERS, types, len(buckets)) if rest else None
+    others = summed or (_row(OTHERS, types, len(buckets)) if rest else None)
     for row in rest:
         _merge(others, row)
+    if summed:
+        ordered.append(summed)
     totals = _row("", types, len(buckets))
     for row in ordered:
         _merge(totals, row)
