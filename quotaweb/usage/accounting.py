@@ -470,9 +470,9 @@ def _report(query: AccountingQuery, usage: dict, counted: dict[str, list[int]], 
         _merge(others, row)
     if summed:
         ordered.append(summed)
-    totals = _row("", types, len(buckets))
+    totals = _row("", types, 0)
     for row in ordered:
-        _merge(totals, row)
+        _merge(totals, row, series=False)
     return {
         "partition": query.partition, "by": query.by, "step": query.step,
         "from": _iso(query.since), "to": _iso(query.until), "top": query.top,
@@ -492,11 +492,16 @@ def _row(key: str, types: list[str], buckets: int) -> dict[str, Any]:
     }
 
 
-def _merge(into: dict[str, Any], row: dict[str, Any]) -> None:
+def _merge(into: dict[str, Any], row: dict[str, Any], *, series: bool = True) -> None:
+    """Add ``row`` to ``into`` (its series too, unless ``series`` is off: the totals have none
+    to show, and thousands of rows' series cost more than the rest of a report)."""
     for kind, amount in row["usage"].items():
+        if not amount:
+            continue
         into["usage"][kind] += amount
-        into["series"][kind] = [a + b for a, b in zip(into["series"][kind], row["series"][kind],
-                                                     strict=True)]
+        if series:
+            into["series"][kind] = [a + b for a, b in zip(into["series"][kind],
+                                                         row["series"][kind], strict=True)]
     into["allocations"] += row["allocations"]
     into["applications"] += row["applications"]
 
