@@ -223,6 +223,11 @@ declare("quotaweb_allocations_total", "counter", "Allocations accepted.")
 declare("quotaweb_denials_total", "counter", "Allocations denied, by reason.", labels=("reason",))
 declare("quotaweb_releases_total", "counter", "Allocations released.")
 declare(
+    "quotaweb_history_denials_dropped_total", "counter",
+    "Denials left out of the history: its background writer's queue was full, or its write "
+    "failed.",
+)
+declare(
     "quotaweb_ownership_changes_total", "counter",
     "Units (partitions, the quota trees) this peer took, handed on, or lost to another peer "
     "(PostgreSQL leases), by change: took, gave, lost.",

@@ -322,6 +322,14 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 16 * 1024 * 1024
 QUOTAWEB_TREND_SAMPLE_SECONDS = env_int("QUOTAWEB_TREND_SAMPLE_SECONDS", 60, minimum=1)
 QUOTAWEB_TREND_DAYS = env_int("QUOTAWEB_TREND_DAYS", 7, minimum=1)
 
+# The history of allocations (admissions, releases, denials) and the accounting built on it: how
+# many days it is kept, how often the engine owner folds it into the accounting's rollups and
+# prunes it, and how many denials may wait for their background write (more are dropped and
+# counted). See quotaweb/usage/rollups.py and quotaweb/allocations/history.py.
+QUOTAWEB_HISTORY_DAYS = env_int("QUOTAWEB_HISTORY_DAYS", 90, minimum=1)
+QUOTAWEB_HISTORY_FOLD_SECONDS = env_int("QUOTAWEB_HISTORY_FOLD_SECONDS", 10, minimum=1)
+QUOTAWEB_HISTORY_DENIALS_QUEUED = env_int("QUOTAWEB_HISTORY_DENIALS_QUEUED", 10000, minimum=1)
+
 # How often the engine owner checks whether the ledger needs VACUUM and ANALYZE (PostgreSQL; 0:
 # never, left to autovacuum). See quotaweb/allocations/upkeep.py.
 QUOTAWEB_LEDGER_UPKEEP_SECONDS = env_int("QUOTAWEB_LEDGER_UPKEEP_SECONDS", 10, minimum=0)

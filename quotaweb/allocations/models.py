@@ -72,3 +72,45 @@ class Node(models.Model):
 
     def __str__(self) -> str:
         return f"{self.partition}/{self.node_id}"
+
+
+class HistoryEvent(models.Model):
+    """What happened to allocations, in order, kept ``QUOTAWEB_HISTORY_DAYS``: append-only.
+
+    Admissions and releases are written by the database itself, by triggers on the ledger
+    (allocations.0005), in the statement that inserts or deletes the ledger row: whatever path
+    writes the ledger (a group of single allocations, a batch's COPY, the event loop's INSERT,
+    the settling of writes in doubt, the demo's simulator), its history commits with it or not
+    at all, so the history holds exactly what was acknowledged. A release carries the whole
+    allocation and its start, so one row is a finished allocation. Denials are written by the
+    engine owner in the background (``allocations.history``). The id gives the order within a
+    partition (a partition's ledger writes are one at a time)."""
+
+    KIND_ADMITTED = "admitted"
+    KIND_RELEASED = "released"
+    KIND_DENIED = "denied"
+
+    partition = models.CharField(max_length=64)
+    kind = models.CharField(max_length=8)
+    at = models.DateTimeField()
+    # A release's allocation's admission (the ledger row's ``created``); null otherwise.
+    started = models.DateTimeField(null=True)
+    key = models.CharField(max_length=255)
+    application_id = models.CharField(max_length=255)
+    queue_path = models.CharField(max_length=1024)
+    user = models.CharField(max_length=255)
+    groups = models.JSONField(default=list)
+    group = models.CharField(max_length=255, blank=True, default="")
+    resource = models.JSONField(help_text="{type: integer} in base units")
+    # A denial's reason code (``trackers``); empty otherwise.
+    reason = models.CharField(max_length=64, blank=True, default="")
+    # PostgreSQL: the writing transaction's id, set by the triggers. Rows are folded into the
+    # accounting rollups only once every transaction before them has ended (``usage.rollups``);
+    # ids alone cannot say that, since concurrent transactions commit out of id order.
+    tx = models.BigIntegerField(null=True)
+
+    # No index beyond the id (and PostgreSQL's ``(partition, tx)``, made by the migration):
+    # every ledger write pays for each. Pruning walks the ids from the oldest.
+
+    def __str__(self) -> str:
+        return f"{self.partition}/{self.kind}/{self.key}"

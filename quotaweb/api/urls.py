@@ -15,4 +15,5 @@ urlpatterns = [
     path("api/v1/", include("quotaweb.api.views.elastic")),
     path("api/v1/", include("quotaweb.api.views.quotatrees")),
     path("api/v1/", include("quotaweb.api.views.owners")),
+    path("api/v1/", include("quotaweb.api.views.accounting")),
 ]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from quotaweb.core.demo_history import demo_history_seed
 from quotaweb.elastic.models import ElasticSettings
 from quotaweb.elastic.services import elastic_total_set
 from quotaweb.engine.gateway import engines_get
@@ -86,6 +87,7 @@ def demo_total(partition: Partition) -> dict[str, int]:
 
 def demo_seed(*, write: Callable[[str], None] = lambda line: None) -> None:
     """Seed what is missing (see the module's note); ``write`` gets a line per seed."""
+    demo_history_seed(write=write)
     gateway = engines_get()
     have_total = {
         row.partition for row in ElasticSettings.objects.all() if row.cluster_total

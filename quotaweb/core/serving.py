@@ -34,6 +34,7 @@ from django.conf import settings
 from django.core.management.base import CommandError
 from twisted.internet import reactor
 
+from quotaweb.allocations.history import DenialWriter
 from quotaweb.allocations.upkeep import ledger_upkeep_start
 from quotaweb.api.parsers import json_max_bytes
 from quotaweb.config.services import ConfigRejected
@@ -44,6 +45,7 @@ from quotaweb.elastic.worker import elastic_worker_start
 from quotaweb.engine.gateway import Gateway
 from quotaweb.redaction import RedactedAccessLog
 from quotaweb.usage.owner import owner_start
+from quotaweb.usage.rollups import history_upkeep_start
 from quotaweb.usage.sampler import sampler_start
 from trackers.gcpause import freeze_survivors
 
@@ -143,7 +145,9 @@ def owner_threads_start(
     """Start what the process that owns the engines (``ownership``, claimed before they were
     loaded) runs beside its server: in channel mode the engine channel that sockets of
     ``manage.py web`` processes ask for snapshots; the usage sampler (trends, the over-limit
-    list); the elastic worker (enforced runtimes); on PostgreSQL the ledger's upkeep
+    list); the elastic worker (enforced runtimes); the history's denial writer and its folding
+    into the accounting (``allocations.history``, ``usage.rollups``); on PostgreSQL the
+    ledger's upkeep
     (``allocations.upkeep``). ``write`` gets one line for the operator when the engine channel
     starts."""
     owner = OwnerThreads(ownership=ownership)
@@ -153,6 +157,8 @@ def owner_threads_start(
         write(MSG_OWNER)
     owner.threads.append(sampler_start(stop=owner.stop_event))
     owner.threads.append(elastic_worker_start(stop=owner.stop_event))
+    owner.threads.append(DenialWriter().start(stop=owner.stop_event))
+    owner.threads.append(history_upkeep_start(stop=owner.stop_event))
     upkeep = ledger_upkeep_start(stop=owner.stop_event)
     if upkeep is not None:
         owner.threads.append(upkeep)

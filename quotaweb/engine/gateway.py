@@ -149,7 +149,7 @@ class PartitionSlot:
 
     def __post_init__(self) -> None:
         # The event log tells an application's last release by the live allocations.
-        self.events = EventLog(live=self.live)
+        self.events = EventLog(live=self.live, partition=self.engine.partition)
         self.elastic = ElasticState(self.engine, epoch=self.epoch)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -114,6 +114,18 @@ class LiveSet:
 _Event = tuple[int, str, float, LiveAllocation, dict[str, Any]]
 
 
+# Where denials go besides the feed: the history's background writer, which the engine owner
+# sets (``allocations.history``). Called under the event log's lock: it must only enqueue.
+DenialSink = Callable[[str, LiveAllocation, str, float], None]
+_denial_sink: list[DenialSink] = []
+
+
+def denials_to(sink: DenialSink | None) -> None:
+    """Send every denial from now on to ``sink`` as ``(partition, allocation, reason, time)``
+    (None: to none)."""
+    _denial_sink[:] = [sink] if sink is not None else []
+
+
 class EventLog:
     """The recent allocated, released and denied events of one partition, numbered from 1.
 
@@ -121,7 +133,10 @@ class EventLog:
     Kept as tuples and turned into dicts when read: a batch adds a thousand at a time.
     """
 
-    def __init__(self, keep: int = EVENTS_KEPT, *, live: LiveSet | None = None) -> None:
+    def __init__(
+        self, keep: int = EVENTS_KEPT, *, live: LiveSet | None = None, partition: str = ""
+    ) -> None:
+        self.partition = partition
         self._events: deque[_Event] = deque(maxlen=keep)
         self._seq = 0
         self._lock = threading.Lock()
@@ -134,7 +149,7 @@ class EventLog:
         with self._lock:
             self._seq += 1
             self._events.append((self._seq, kind, at_ns / 1e9, allocation, extra))
-            self._note(kind, allocation, at_ns)
+            self._note(kind, allocation, at_ns, extra)
 
     def extend(self, happened: Iterable[tuple[str, LiveAllocation, dict[str, Any]]]) -> None:
         """``add`` for each ``(kind, allocation, extra)``, under one lock and one time: a
@@ -148,14 +163,17 @@ class EventLog:
             for kind, allocation, extra in happened:
                 seq += 1
                 append((seq, kind, at, allocation, extra))
-                note(kind, allocation, at_ns)
+                note(kind, allocation, at_ns, extra)
             self._seq = seq
 
-    def _note(self, kind: str, allocation: LiveAllocation, at_ns: int) -> None:
+    def _note(self, kind: str, allocation: LiveAllocation, at_ns: int,
+              extra: dict[str, Any]) -> None:
         if kind == "allocated":
             self._applications.allocated(allocation, at_ns)
         elif kind == "released":
             self._applications.released(allocation, at_ns)
+        elif _denial_sink:
+            _denial_sink[0](self.partition, allocation, extra.get("reason", ""), at_ns / 1e9)
 
     def restored(self, allocation: LiveAllocation, at_ns: int) -> None:
         """An allocation put back from the ledger at start-up, stored at ``at_ns``."""

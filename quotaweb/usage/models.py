@@ -57,3 +57,64 @@ class OverLimit(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} {self.name} over at {self.queue_path} since {self.since}"
+
+
+class UsageHour(models.Model):
+    """Resource-time used in one hour by finished allocations of one (queue, user, group), one
+    resource type: the accounting's rollup, folded from the history (``usage.rollups``)."""
+
+    partition = models.CharField(max_length=64)
+    hour = models.DateTimeField()
+    queue_path = models.CharField(max_length=1024)
+    user = models.CharField(max_length=255)
+    group = models.CharField(max_length=255, blank=True, default="")
+    resource_type = models.CharField(max_length=255)
+    # Base units times seconds (byte-seconds of memory, millicore-seconds...): a float, as a
+    # month of a large site's byte-seconds overflows 64 bits.
+    amount = models.FloatField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["partition", "hour", "queue_path", "user", "group", "resource_type"],
+                name="usage_hour_unique",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.partition}/{self.hour:%Y-%m-%d %H}/{self.queue_path}/{self.user}"
+
+
+class AdmissionHour(models.Model):
+    """Allocations admitted in one hour for one application of one (queue, user, group): what
+    the accounting counts allocations and applications from."""
+
+    partition = models.CharField(max_length=64)
+    hour = models.DateTimeField()
+    queue_path = models.CharField(max_length=1024)
+    user = models.CharField(max_length=255)
+    group = models.CharField(max_length=255, blank=True, default="")
+    application_id = models.CharField(max_length=255)
+    allocations = models.BigIntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["partition", "hour", "queue_path", "user", "group", "application_id"],
+                name="admission_hour_unique",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.partition}/{self.hour:%Y-%m-%d %H}/{self.application_id}"
+
+
+class HistoryFold(models.Model):
+    """How far a partition's history has been folded into the rollups: on SQLite the last
+    history id folded; on PostgreSQL the transaction id below which every event is folded."""
+
+    partition = models.CharField(max_length=64, primary_key=True)
+    position = models.BigIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"{self.partition}@{self.position}"

@@ -142,6 +142,11 @@ def _page(partition: str, gateway: Gateway, **context: Any) -> dict[str, Any]:
     return {"partition": partition, "partitions": gateway.partitions(), **context}
 
 
+def page_of(partition: str, **context: Any) -> dict[str, Any]:
+    """A usage page's context for a known ``partition`` (``UsageNotFound`` otherwise)."""
+    return _page(partition, _gateway(partition), **context)
+
+
 def _queue_paths(partition: str) -> list[str]:
     return sorted((node["queuename"] for node in walk_tree(partition_queues(partition=partition))),
                   key=path_segments)

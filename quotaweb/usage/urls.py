@@ -17,5 +17,6 @@ urlpatterns = [
     path("<str:partition>/queues/<path:queue_path>/", views.queue, name="queue"),
     path("<str:partition>/activity/", views.activity, name="activity"),
     path("<str:partition>/over-limit/", views.over_limit, name="over_limit"),
+    path("<str:partition>/accounting/", views.accounting, name="accounting"),
     path("<str:partition>/trends/<str:kind>/<path:name>/", views.trends, name="trends"),
 ]

@@ -22,6 +22,8 @@ from django.views.decorators.http import require_safe
 from quotaweb.accounts.decorators import viewer_required
 from quotaweb.engine.gateway import EngineNotLoaded, UnknownPartition
 from quotaweb.usage import page_selectors
+from quotaweb.usage.accounting import AccountingInvalid
+from quotaweb.usage.accounting_page import accounting_page
 from quotaweb.usage.forms import FitForm
 
 TITLE_NOT_FOUND = "Not found"
@@ -185,6 +187,23 @@ def trends(request: HttpRequest, partition: str, kind: str, name: str) -> HttpRe
         return render(request, "usage/trends.html", page_selectors.trend_detail(
             partition=partition, kind=kind, name=name, days=days
         ))
+
+    return _guarded(request, answer)
+
+
+@require_safe
+@viewer_required
+def accounting(request: HttpRequest, partition: str) -> HttpResponse:
+    """Resource-time over a period: a stacked chart, a sortable table, the CSV (the API's)."""
+
+    def answer() -> HttpResponse:
+        # An unknown partition in the path is a page that does not exist (404), as elsewhere.
+        page = page_selectors.page_of(partition, section="accounting")
+        try:
+            context = accounting_page(partition=partition, params=request.GET)
+        except AccountingInvalid as invalid:
+            raise page_selectors.UsageBadRequest(f"{invalid.parameter}: {invalid}") from None
+        return render(request, "usage/accounting.html", {**page, **context})
 
     return _guarded(request, answer)
 

@@ -64,6 +64,7 @@ EXPECTED_ROUTES = {
     "team/<str:token>/", "api/docs/", "not found", "config/yaml/",
     "config/versions/<int:number>/rollback/", "usage/<str:partition>/over-limit/",
     "usage/<str:partition>/trends/<str:kind>/<path:name>/", "trees/new/", "trees/<str:tree>/edit/",
+    "usage/<str:partition>/accounting/",
 }
 LAB_TREE = {
     "kind": "QuotaTree", "metadata": {"name": "lab"},
