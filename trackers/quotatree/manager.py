@@ -23,9 +23,10 @@ from trackers.errors import InvalidRequest, TrackersError
 from trackers.quotatree import messages as m
 from trackers.quotatree import results as r
 from trackers.quotatree.allocate import allocate, force_allocate
+from trackers.quotatree.changes import changes_of_rollback, changes_since, touched
 from trackers.quotatree.document import ConsumerSpec, TreeRequest, TreeSpec
 from trackers.quotatree.forest import allocate_jointly, remove_preempted
-from trackers.quotatree.journal import Journal, Spot
+from trackers.quotatree.journal import Journal
 from trackers.quotatree.results import (
     AllocationResult,
     PlacementChange,
@@ -35,6 +36,7 @@ from trackers.quotatree.results import (
     UndoResult,
 )
 from trackers.quotatree.tree import Placement, Quantity, QuotaTree
+from trackers.quotatree.trials import TrialKey, Trials
 from trackers.quotatree.update import rebuild
 
 NORMAL = "normal"
@@ -73,13 +75,6 @@ class _Forest:
     mode: str
 
 
-@dataclass
-class _Trial:
-    key: tuple[str, str, str]  # ("tree" or "forest", name, consumer id)
-    journal: Journal
-    trees: tuple[QuotaTree, ...]
-
-
 class QuotaManager:
     """Quota trees and forests with hard/soft quotas, borrowing and preemption (see the
     package docstring for the whole API and an example).
@@ -99,8 +94,7 @@ class QuotaManager:
         self._trees: dict[str, QuotaTree] = {}
         self._forests: dict[str, _Forest] = {}
         self._forest_of: dict[str, str] = {}
-        self._trials: dict[tuple[str, str, str], _Trial] = {}
-        self._tree_trials: dict[str, set[tuple[str, str, str]]] = {}
+        self._trials = Trials()
 
     # --- trees --------------------------------------------------------------------------------
 
@@ -179,7 +173,7 @@ class QuotaManager:
             if tree.placements:
                 raise QuotaTreeError(CONFLICT, m.TREE_BUSY.format(tree=name))
             del self._trees[name]
-            self._discard_trials(name)
+            self._trials.drop_trees([name])
             forest = self._forest_of.pop(name, None)
             if forest is not None:
                 self._forests[forest].trees.remove(name)
@@ -273,7 +267,7 @@ class QuotaManager:
             for tree in forest.trees:
                 self._forest_of.pop(tree, None)
             del self._forests[name]
-            self._discard_forest_trials(name)
+            self._trials.drop_forest(name)
 
     def set_forest_mode(self, name: str, mode: str) -> None:
         """NORMAL or MAINTENANCE for joint allocations on this forest (its trees keep their
@@ -349,8 +343,7 @@ class QuotaManager:
                 target.deallocate(p, steps)
             finally:
                 self._end([target])
-            changes = self._changes(journal)
-            self._bump(journal, changes)
+            changes = self._changed(journal)
             return Release(consumer, [tree], steps, changes)
 
     # --- allocation on a forest -----------------------------------------------------------------
@@ -406,8 +399,7 @@ class QuotaManager:
                     steps.extend(f"{tree.name}: {step}" for step in slid)
             finally:
                 self._end(holding)
-            changes = self._changes(journal)
-            self._bump(journal, changes)
+            changes = self._changed(journal)
             return Release(consumer, [t.name for t in holding], steps, changes)
 
     # --- private helpers (called with the lock held; they never take it) -----------------------
@@ -452,7 +444,7 @@ class QuotaManager:
         if old is not None:
             for tree in old.trees:
                 self._forest_of.pop(tree, None)
-            self._discard_forest_trials(name)
+            self._trials.drop_forest(name)
         chosen = mode if mode is not None else (old.mode if old else self._default_mode)
         self._forests[name] = _Forest(name, list(trees), chosen)
         for tree in trees:
@@ -493,7 +485,7 @@ class QuotaManager:
         new, unplaced, moved = rebuild(old, spec, renames)
         new.journal = _SEALED
         self._trees[spec.name] = new
-        self._discard_trials(spec.name)
+        self._trials.drop_trees([spec.name])
         changes: list[PlacementChange] = []
         for cid, (before, placement) in moved.items():
             after = placement.spot if placement is not None else None
@@ -513,8 +505,7 @@ class QuotaManager:
                             tree.deallocate(p, [])
             finally:
                 self._end(others)
-            more = self._changes(journal)
-            self._bump(journal, more)
+            more = self._changed(journal)
             changes.extend(more)
         return TreeUpdate(spec.name, False, spec.root, list(spec.dangling), unplaced, changes)
 
@@ -619,87 +610,36 @@ class QuotaManager:
         for tree in trees:
             tree.journal = _SEALED
 
-    def _changes(self, journal: Journal) -> list[PlacementChange]:
-        """The placements whose spot differs from before the journal's operation."""
-        changes = []
-        for obj, before in journal.first_spot.items():
-            assert isinstance(obj, Placement)
-            if obj.spot != before:
-                # A consumer that left its tree has node None even if the object is reused.
-                registered = obj.tree.placements.get(obj.id) is obj
-                after: Spot = obj.spot if registered else None
-                if after == before:
-                    continue
-                changes.append(PlacementChange(
-                    obj.tree.name, obj.id, after[0] if after else None,
-                    after[1] if after else None, obj.request if after else None,
-                ))
+    def _changed(self, journal: Journal) -> list[PlacementChange]:
+        """The placements the journal's operation moved; no trial on their trees can be undone
+        any more."""
+        changes = changes_since(journal)
+        self._trials.drop_trees({c.tree for c in changes})
         return changes
 
-    def _bump(self, journal: Journal, changes: list[PlacementChange]) -> None:
-        """A change makes every pending trial on the changed trees impossible to undo."""
-        for name in {c.tree for c in changes}:
-            self._discard_trials(name)
-
-    def _discard_trials(self, tree: str) -> None:
-        for key in self._tree_trials.pop(tree, ()):
-            trial = self._trials.pop(key, None)
-            if trial is None:
-                continue
-            for other in trial.trees:
-                keys = self._tree_trials.get(other.name)
-                if keys is not None:
-                    keys.discard(key)
-
-    def _discard_forest_trials(self, forest: str) -> None:
-        for key in [k for k in self._trials if k[0] == "forest" and k[1] == forest]:
-            trial = self._trials.pop(key)
-            for tree in trial.trees:
-                self._tree_trials.get(tree.name, set()).discard(key)
-
     def _finish(
-        self, key: tuple[str, str, str], journal: Journal, result: AllocationResult, trial: bool
+        self, key: TrialKey, journal: Journal, result: AllocationResult, trial: bool
     ) -> AllocationResult:
-        changes = self._changes(journal) if result.allocated else []
-        self._bump(journal, changes)
+        changes = self._changed(journal) if result.allocated else []
         if trial:
-            old = self._trials.pop(key, None)
-            if old is not None:
-                for tree in old.trees:
-                    self._tree_trials.get(tree.name, set()).discard(key)
-            trees = tuple({id(p.tree): p.tree for p in _placements(journal)}.values())
+            trees = tuple({id(p.tree): p.tree for p in touched(journal)}.values())
             if key[0] == "tree":
                 trees = trees or (self._trees[key[1]],)
             else:
                 trees = trees or tuple(self._trees[n] for n in self._forests[key[1]].trees)
-            self._trials[key] = _Trial(key, journal, trees)
-            for tree in trees:
-                self._tree_trials.setdefault(tree.name, set()).add(key)
+            self._trials.keep(key, journal, trees)
         return AllocationResult(
             result.consumer, result.allocated, result.code, result.message, result.nodes,
             result.preempted, result.preemptions, result.steps, changes, trial,
         )
 
-    def _undo(self, key: tuple[str, str, str], refusal: str) -> UndoResult:
+    def _undo(self, key: TrialKey, refusal: str) -> UndoResult:
         trial = self._trials.get(key)
         if trial is None or any(self._trees.get(t.name) is not t for t in trial.trees):
             raise QuotaTreeError(CONFLICT, refusal)
-        del self._trials[key]
-        for tree in trial.trees:
-            self._tree_trials.get(tree.name, set()).discard(key)
-        placements = _placements(trial.journal)
-        now = {p: (p.spot if p.tree.placements.get(p.id) is p else None) for p in placements}
-        trial.journal.rollback()
-        changes = []
-        for p, before in now.items():
-            after = p.spot if p.tree.placements.get(p.id) is p else None
-            if after != before:
-                changes.append(PlacementChange(
-                    p.tree.name, p.id, after[0] if after else None, after[1] if after else None,
-                    p.request if after else None,
-                ))
-        for name in {c.tree for c in changes}:
-            self._discard_trials(name)
+        self._trials.forget(key)
+        changes = changes_of_rollback(trial.journal)
+        self._trials.drop_trees({c.tree for c in changes})
         return UndoResult(key[2], changes)
 
 
@@ -715,11 +655,3 @@ def _node(p: Placement) -> str:
 
 def _unique(ids: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(ids))
-
-
-def _placements(journal: Journal) -> list[Placement]:
-    found = []
-    for obj in journal.first_spot:
-        assert isinstance(obj, Placement)
-        found.append(obj)
-    return found
