@@ -139,6 +139,7 @@ TEMPLATES = [
                 "quotaweb.core.context_processors.product",
                 "quotaweb.accounts.context_processors.roles",
                 "quotaweb.config.context_processors.draft",
+                "quotaweb.whatif.context_processors.replay",
             ],
         },
     },

@@ -83,12 +83,15 @@ def test_the_draft_page_links_to_the_replay_page_which_shows_the_result(
     wait_ended(admin_api, f"{REPLAY}/{run.pk}")
     page = quota_admin_client.get(PAGE).content.decode()
     assert "data-replay-summary" in page
+    draft = quota_admin_client.get("/config/draft/").content.decode()
+    assert "<strong>1</strong> admitted request would have been denied" in draft
     assert "k2" in page
     assert "would have been denied" in page
     assert "data-stale" not in page
     # A change to the draft makes the figures the old draft's, and the page says so.
     tighten_alice(admin, "5Gi")
     assert "data-stale" in quota_admin_client.get(PAGE).content.decode()
+    assert "it has changed since" in quota_admin_client.get("/config/draft/").content.decode()
 
 
 @pytest.mark.parametrize(("payload", "field"), [
