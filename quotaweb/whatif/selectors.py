@@ -60,8 +60,9 @@ def replay_events(*, partition: str, since: datetime, until: datetime) -> Iterat
             yield Release(moment, key)
         else:
             admitted = kind == HistoryEvent.KIND_ADMITTED
-            yield Request(moment, key, queue, app, user, tuple(groups), resource, admitted,
-                          None if admitted else reason, group or None)
+            yield Request(key, queue, app, user, tuple(groups), resource, at=moment,
+                          admitted=admitted, reason=None if admitted else reason,
+                          group=group or None)
 
 
 def replay_events_count(*, partition: str, since: datetime, until: datetime) -> int:
