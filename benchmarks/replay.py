@@ -61,8 +61,9 @@ def history(events: int, seed: int = 11) -> list[Request | Release]:
         number += 1
         wanted = {"memory": GIB * rng.choice((4, 8, 16, 32)), "vcore": 250}
         decision = engine.increase(home[user], app, user, member[user], wanted)
-        request = Request(at, f"k{number}", home[user], app, user, tuple(member[user]), wanted,
-                          decision.allowed, decision.reason, decision.group)
+        request = Request(f"k{number}", home[user], app, user, tuple(member[user]), wanted,
+                          at=at, admitted=decision.allowed, reason=decision.reason,
+                          group=decision.group)
         out.append(request)
         if decision.allowed:
             held.append(request)

@@ -81,6 +81,7 @@ INSTALLED_APPS = [
     "quotaweb.teams",
     "quotaweb.elastic",
     "quotaweb.quotatrees",
+    "quotaweb.whatif",
 ]
 
 MIDDLEWARE = [
@@ -138,6 +139,7 @@ TEMPLATES = [
                 "quotaweb.core.context_processors.product",
                 "quotaweb.accounts.context_processors.roles",
                 "quotaweb.config.context_processors.draft",
+                "quotaweb.whatif.context_processors.replay",
             ],
         },
     },
@@ -329,6 +331,9 @@ QUOTAWEB_TREND_DAYS = env_int("QUOTAWEB_TREND_DAYS", 7, minimum=1)
 QUOTAWEB_HISTORY_DAYS = env_int("QUOTAWEB_HISTORY_DAYS", 90, minimum=1)
 QUOTAWEB_HISTORY_FOLD_SECONDS = env_int("QUOTAWEB_HISTORY_FOLD_SECONDS", 10, minimum=1)
 QUOTAWEB_HISTORY_DENIALS_QUEUED = env_int("QUOTAWEB_HISTORY_DENIALS_QUEUED", 10000, minimum=1)
+# What-if replays (issue 30) each process runs at once; more wait their turn (each takes a core
+# while it runs).
+QUOTAWEB_REPLAYS_AT_ONCE = env_int("QUOTAWEB_REPLAYS_AT_ONCE", 1, minimum=1)
 
 # How often the engine owner checks whether the ledger needs VACUUM and ANALYZE (PostgreSQL; 0:
 # never, left to autovacuum). See quotaweb/allocations/upkeep.py.

@@ -8,6 +8,7 @@ from quotaweb.teams import views as team_views
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("quotaweb.accounts.urls")),
+    path("config/draft/replay/", include("quotaweb.whatif.urls")),
     path("config/", include("quotaweb.config.urls")),
     path("usage/", include("quotaweb.usage.urls")),
     path("elastic/", include("quotaweb.elastic.urls")),

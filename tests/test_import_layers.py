@@ -33,7 +33,7 @@ LAYERS: dict[str, int] = {
     "engine": 2, "accounts": 2, "leases": 2,
     "config": 3, "allocations": 3,
     "api": 4, "usage": 4, "teams": 4, "elastic": 4,
-    "quotatrees": 4,
+    "quotatrees": 4, "whatif": 4,
     "core": 5, "urls": 5, "asgi": 5, "origins": 5, "routing": 5, "wsgi": 5,
 }
 

@@ -16,4 +16,5 @@ urlpatterns = [
     path("api/v1/", include("quotaweb.api.views.quotatrees")),
     path("api/v1/", include("quotaweb.api.views.owners")),
     path("api/v1/", include("quotaweb.api.views.accounting")),
+    path("api/v1/", include("quotaweb.api.views.replay")),
 ]

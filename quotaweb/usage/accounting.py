@@ -150,6 +150,29 @@ def _partition(name: str) -> Partition:
     return found
 
 
+def period_parse(
+    *, params: Mapping[str, str], now: datetime, default_days: int = DEFAULT_DAYS
+) -> tuple[datetime, datetime]:
+    """The whole hours ``params["from"]`` to ``params["to"]`` cover (by default the
+    ``default_days`` up to the end of the current hour), within the history kept:
+    ``AccountingInvalid`` names the parameter at fault."""
+    until = _hour_ceil(_parse_time("to", params["to"])) if params.get("to") else _hour_ceil(now)
+    since = hour_floor(
+        _parse_time("from", params["from"]) if params.get("from")
+        else until - timedelta(days=default_days)
+    )
+    if until == since:
+        raise AccountingInvalid("to", ERR_EMPTY.format(to=_iso(until), since=_iso(since)))
+    if until < since:
+        raise AccountingInvalid("to", ERR_REVERSED.format(to=_iso(until), since=_iso(since)))
+    oldest = hour_floor(now - timedelta(days=settings.QUOTAWEB_HISTORY_DAYS))
+    if since < oldest:
+        raise AccountingInvalid("from", ERR_RETENTION.format(
+            since=_iso(since), days=settings.QUOTAWEB_HISTORY_DAYS, oldest=_iso(oldest)
+        ))
+    return since, until
+
+
 def accounting_query(
     *, partition: str, params: Mapping[str, str], now: datetime | None = None
 ) -> AccountingQuery:
@@ -164,20 +187,7 @@ def accounting_query(
     step = params.get("step") or "day"
     if step not in STEPS:
         raise AccountingInvalid("step", ERR_STEP.format(value=step))
-    until = _hour_ceil(_parse_time("to", params["to"])) if params.get("to") else _hour_ceil(now)
-    since = hour_floor(
-        _parse_time("from", params["from"]) if params.get("from")
-        else until - timedelta(days=DEFAULT_DAYS)
-    )
-    if until == since:
-        raise AccountingInvalid("to", ERR_EMPTY.format(to=_iso(until), since=_iso(since)))
-    if until < since:
-        raise AccountingInvalid("to", ERR_REVERSED.format(to=_iso(until), since=_iso(since)))
-    oldest = hour_floor(now - timedelta(days=settings.QUOTAWEB_HISTORY_DAYS))
-    if since < oldest:
-        raise AccountingInvalid("from", ERR_RETENTION.format(
-            since=_iso(since), days=settings.QUOTAWEB_HISTORY_DAYS, oldest=_iso(oldest)
-        ))
+    since, until = period_parse(params=params, now=now)
     # Counted roughly first, so that a period of centuries is refused without walking it.
     rough = (until - since) / timedelta(hours=_STEP_HOURS[step])
     count = math.ceil(rough) if rough > BUCKETS_MOST + 2 else len(buckets_of(since, until, step))

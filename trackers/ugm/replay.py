@@ -37,17 +37,29 @@ BY = ("reason", "user", "group", "queue", "hour")
 
 
 @dataclass(frozen=True, slots=True)
-class Request:
-    """An allocation as it was asked for, and what was answered then. ``at``: seconds since
-    the epoch; ``reason``: the denial's reason then (None when admitted)."""
-
-    at: float
+class Allocation:
     key: str
     queue_path: str
     app_id: str
     user: str
     groups: tuple[str, ...]
     resource: Mapping[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Held(Allocation):
+    """An allocation already held when the period starts: taken into the replay's engine as it
+    stood, never judged (usage that exists is never refused, as at a restart), and released by
+    its release if that comes within the period. These come before every other event."""
+
+
+@dataclass(frozen=True, slots=True)
+class Request(Allocation):
+    """An allocation as it was asked for at ``at`` (seconds since the epoch), and what was
+    answered then: ``admitted``, or the denial's ``reason``; ``group``, the group it counted
+    against."""
+
+    at: float
     admitted: bool
     reason: str | None = None
     group: str | None = None
@@ -57,20 +69,6 @@ class Request:
 class Release:
     at: float
     key: str
-
-
-@dataclass(frozen=True, slots=True)
-class Held:
-    """An allocation already held when the period starts: taken into the replay's engine as it
-    stood, never judged (usage that exists is never refused, as at a restart), and released by
-    its release if that comes within the period. These come before every other event."""
-
-    key: str
-    queue_path: str
-    app_id: str
-    user: str
-    groups: tuple[str, ...]
-    resource: Mapping[str, int]
 
 
 Event = Request | Release | Held
@@ -147,7 +145,7 @@ def replay(
     engine = Engine(candidate)
     report = ReplayReport()
     # What the replay holds: each admitted key's request, and each application's live count.
-    live: dict[str, Request | Held] = {}
+    live: dict[str, Allocation] = {}
     apps: Counter[str] = Counter()
     done = 0
     for event in events:

@@ -45,8 +45,9 @@ def history_of(partition: Partition, steps: Iterable[Asked | str]) -> list[Reque
         if key in held:
             continue
         decision = engine.increase(queue, app, user, list(groups), dict(resource))
-        request = Request(at, key, queue, app, user, groups, resource, decision.allowed,
-                          decision.reason, decision.group)
+        request = Request(key, queue, app, user, groups, resource, at=at,
+                          admitted=decision.allowed, reason=decision.reason,
+                          group=decision.group)
         events.append(request)
         if decision.allowed:
             held[key] = request
