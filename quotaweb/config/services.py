@@ -187,7 +187,8 @@ def config_edit_record(
     """``config_edit`` of the one edit ``record`` describes, made where it lands
     (``quotaweb.config.localised``) when it can be: the same version, text and verdict."""
     with long_lived_build():
-        found = _edit_localised(record)
+        current = active_version()
+        found = _edit_localised(record, current)
         if found is None:
             candidate, yaml_text = config_candidate(edits=[edits.edit_from_record(record)])
         else:
@@ -195,12 +196,13 @@ def config_edit_record(
             model_remember(text_key(yaml_text), candidate)
         return _config_store(
             candidate=candidate, yaml_text=yaml_text, author=author, comment=comment,
-            base_version=base_version,
+            base_version=base_version, current_version=current if found else None,
         )
 
 
-def _edit_localised(record: edits.Record) -> tuple[Config, str] | None:
-    current = active_version()
+def _edit_localised(
+    record: edits.Record, current: ConfigVersion | None
+) -> tuple[Config, str] | None:
     # A document small enough is edited round-trip (``config_state``), its comments kept.
     if current is None or len(current.yaml) <= roundtrip.MAX_ROUNDTRIP_BYTES:
         return None
@@ -284,14 +286,16 @@ def model_edited(
 
 def _config_store(
     *, candidate: Config, yaml_text: str, author: Author, comment: str, base_version: int | None,
-    also: Callable[[], Any] | None = None,
+    also: Callable[[], Any] | None = None, current_version: ConfigVersion | None = None,
 ) -> ConfigVersion:
     """Store and apply ``candidate``; ``also`` runs in the same transaction (dropping a draft).
+    ``current_version``: the active version when the caller has just read it.
 
     In the lock order of ``quotaweb.engine.gateway``: the transaction commits before any
     partition lock is taken, so allocations never wait on this write, nor this write on them.
     """
-    current_version = active_version()
+    if current_version is None:
+        current_version = active_version()
     current = version_model(current_version) if current_version is not None else None
     if current is not None and current == candidate:
         if also is not None:

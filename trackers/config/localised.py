@@ -225,14 +225,37 @@ def _effective_max(scope: Scope, ancestors: list[Queue]) -> dict[str, int] | Non
     return effective
 
 
+def shared_with(old: Queue, new: Queue) -> Queue:
+    """``new`` with each of its subtrees that equals ``old``'s subtree at the same path taken
+    from ``old`` (the very objects): equal to ``new``, and what differs from ``old`` is then
+    found by identity, as for an edit made on the model."""
+    if old is new:
+        return new
+    before = {child.path: child for child in old.children}
+    children = tuple(
+        shared_with(before[child.path], child) if child.path in before else child
+        for child in new.children
+    )
+    if (
+        len(children) == len(old.children)
+        and all(a is b for a, b in zip(children, old.children, strict=True))
+        and own_settings(old) == own_settings(new) and old.limits == new.limits
+    ):
+        return old
+    if all(a is b for a, b in zip(children, new.children, strict=True)):
+        return new
+    return dataclasses.replace(new, children=children)
+
+
 def read_config_beside(
     yaml_text: str | bytes, *, active: Config, max_bytes: int = MAX_BYTES,
     elastic: Collection[str] = (),
 ) -> tuple[Config | None, list[dict[str, str]]]:
     """``read_config``'s answer for a document that may differ from the valid ``active``
-    configuration in a few places: read and built whole, but judged by what differs when every
-    partition is where it was (the same name at the same place) and none of the ``elastic``
-    ones changed; judged whole otherwise."""
+    configuration in a few places: read and built whole, then judged by what differs when
+    every partition is where it was (the same name at the same place) and none of the
+    ``elastic`` ones changed; judged whole otherwise. A valid model shares every queue that
+    did not change with ``active``."""
     with paused_gc():
         try:
             raw = load_document(yaml_text, max_bytes=max_bytes)
@@ -241,24 +264,33 @@ def read_config_beside(
         config, locations, errors = build_config(raw)
         if errors:
             return None, errors
-        if _judged_beside(config, active, locations, elastic):
-            return config, []
+        shared = _shared(config, active, locations, elastic)
+        if shared is not None:
+            return shared, []
         return config, check_config(config, locations, elastic=elastic)
 
 
-def _judged_beside(
+def _shared(
     config: Config, active: Config, locations: Locations, elastic: Collection[str]
-) -> bool:
+) -> Config | None:
+    """``config`` sharing what it can with ``active`` when it keeps every rule, judged by
+    what differs; None when it has to be judged whole."""
     if [p.name for p in config.partitions] != [p.name for p in active.partitions]:
-        return False
-    if locations.missing_queues:
-        return False
+        return None
+    if locations.missing_queues or elastic:
+        return None
+    partitions = []
     for index, (old, new) in enumerate(zip(active.partitions, config.partitions, strict=True)):
-        if old == new:
+        root = shared_with(old.root, new.root)
+        partition = dataclasses.replace(new, root=root) if root is not new.root else new
+        changes = partition_changes(old, partition)
+        if changes is None:
+            return None
+        if not changes and partition == old:
+            partitions.append(old)
             continue
-        changes = partition_changes(old, new)
-        if changes is None or new.name in elastic:
-            return False
-        if not locally_valid(old, new, changes, index=index, locations=locations):
-            return False
-    return True
+        # Rules read where the root's resources keys were written by partition index only.
+        if not locally_valid(old, partition, changes, index=index, locations=locations):
+            return None
+        partitions.append(partition)
+    return dataclasses.replace(config, partitions=tuple(partitions))
