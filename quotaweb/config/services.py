@@ -201,15 +201,16 @@ def config_edit_record(
 
 
 def _edit_localised(
-    record: edits.Record, current: ConfigVersion | None
+    record: edits.Record, current: ConfigVersion | None,
+    edited: tuple[Config, str] | None = None,
 ) -> tuple[Config, str] | None:
+    """``localised.edit_localised`` of the active version, or of ``edited`` (the active version
+    with edits made before this one)."""
     # A document small enough is edited round-trip (``config_state``), its comments kept.
     if current is None or len(current.yaml) <= roundtrip.MAX_ROUNDTRIP_BYTES:
         return None
-    return edit_localised(
-        text=current.yaml, model=version_model(current), record=record,
-        elastic=elastic_partitions(),
-    )
+    model, text = edited if edited is not None else (version_model(current), current.yaml)
+    return edit_localised(text=text, model=model, record=record, elastic=elastic_partitions())
 
 
 def config_candidate(*, edits: Sequence[Edit]) -> tuple[Config, str]:
@@ -481,11 +482,30 @@ def draft_state(*, records: Sequence[edits.Record]) -> Candidate:
     )
     found = _CANDIDATES.get(key)
     if found is None:
-        found = config_state(edits=[edits.edit_from_record(record) for record in records])
+        found = _draft_localised(records, current) or config_state(
+            edits=[edits.edit_from_record(record) for record in records]
+        )
         while len(_CANDIDATES) >= _CANDIDATES_KEPT:
             del _CANDIDATES[next(iter(_CANDIDATES))]
         _CANDIDATES[key] = found
     return found
+
+
+def _draft_localised(
+    records: Sequence[edits.Record], current: ConfigVersion | None
+) -> Candidate | None:
+    """The draft's edits made one after the other where they land, each result valid; None
+    when one of them is to be made the whole way (the whole draft then is)."""
+    found = None
+    for record in records:
+        found = _edit_localised(record, current, found)
+        if found is None:
+            return None
+    if found is None:
+        return None
+    model, yaml_text = found
+    # Patched into the active text, so it diffs against it like a round-trip draft.
+    return Candidate(yaml_text=yaml_text, model=model, errors=[], roundtrip=True)
 
 
 def draft_candidate(*, records: Sequence[edits.Record]) -> tuple[Config, str]:

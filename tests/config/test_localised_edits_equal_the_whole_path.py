@@ -208,3 +208,26 @@ def test_one_value_edits_of_a_leaf_are_made_where_they_land():
             local[0].partitions[0].root.children[untouched]
             is model.partitions[0].root.children[untouched]
         )
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                   HealthCheck.filter_too_much])
+@given(data=st.data())
+def test_a_draft_of_edits_made_where_they_land_equals_the_whole_path(data):
+    """A staged draft: each edit made where it lands on the one before's model and text."""
+    text = data.draw(configs())
+    model = parse_config(text)
+    first = data.draw(records(model))
+    local = edit_localised(text=text, model=model, record=first, elastic=())
+    assume(local is not None)
+    second = data.draw(records(local[0]))
+    both = edit_localised(text=local[1], model=local[0], record=second, elastic=())
+    event("made where it lands" if both is not None else "made the whole way")
+    if both is None:
+        return
+    whole_model, whole_text, whole_errors = model_edited(
+        model=model, edits=[edits.edit_from_record(first), edits.edit_from_record(second)],
+        elastic=(),
+    )
+    assert (whole_errors, both[1], both[0]) == ([], whole_text, whole_model)
+    _compiled_alike(model, both[0])

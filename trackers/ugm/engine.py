@@ -112,6 +112,9 @@ def compile_config(
     if previous.partition is partition:
         return previous
     changes = queue_changes(previous.partition.root, partition.root)
+    if not changes:
+        # The same queues (partition-level settings aside): the same table, caches and all.
+        return CompiledConfig(partition, previous.table)
     return CompiledConfig(partition, LimitTable(partition, previous.table, changes))
 
 
