@@ -10,7 +10,7 @@ from django.db import transaction
 
 from quotaweb.config.documents import limit_values, partition_settings, queue_values
 from quotaweb.config.models import LimitEntry, Partition, Queue
-from trackers.config.localised import chain, own_settings, queue_changes
+from trackers.config.localised import Locator, own_settings, queue_changes
 from trackers.config.model import Config
 from trackers.config.model import Partition as PartitionModel
 from trackers.config.model import Queue as QueueModel
@@ -89,17 +89,24 @@ def _placed_at(
     """``_placed`` of the queues at ``paths``, of every queue in the subtrees at ``below`` and
     of every child of the queues at ``beside`` (those of them that are in this tree)."""
     out: dict[str, tuple[QueueModel, int]] = {}
+    locator = Locator(root)
+    positions: dict[str, dict[str, int]] = {}
     for path in paths | below:
-        found = chain(root, path)
+        found = locator.chain(path)
         if found is None:
             continue
         queue = found[-1]
-        index = found[-2].children.index(queue) if len(found) > 1 else 0
+        index = 0
+        if len(found) > 1:
+            parent = found[-2]
+            if parent.path not in positions:
+                positions[parent.path] = {c.path: n for n, c in enumerate(parent.children)}
+            index = positions[parent.path][path]
         if path in below:
             out.update(_placed(queue))
         out[path] = (queue, index)
     for path in beside:
-        found = chain(root, path)
+        found = locator.chain(path)
         if found is not None:
             for index, child in enumerate(found[-1].children):
                 out[child.path] = (child, index)

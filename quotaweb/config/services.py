@@ -34,7 +34,7 @@ from quotaweb.config.documents import (
     config_document,
 )
 from quotaweb.config.edits import Edit
-from quotaweb.config.localised import edit_localised
+from quotaweb.config.localised import edit_localised, put_localised
 from quotaweb.config.models import (
     ActiveConfig,
     ConfigVersion,
@@ -110,13 +110,19 @@ def elastic_partitions() -> tuple[str, ...]:
 def config_validate(*, yaml_text: str | bytes) -> Config:
     """The normalised candidate model, or ``ConfigRejected`` with every problem.
 
-    A document read beside the active version (a PUT that changes a few values, a rollback to
-    a near version) is judged by what differs from it
-    (``trackers.config.localised.read_config_beside``), with the same verdict and errors."""
+    A document that differs from the active version's text inside one queue's own lines is
+    read there only (``localised.put_localised``); one that differs more (a PUT that changes a
+    few values, a rollback to a near version) is read whole and judged by what differs
+    (``trackers.config.localised.read_config_beside``): the same verdict and errors."""
     elastic = elastic_partitions()
     current = active_version()
     if current is not None and not elastic:
-        config, errors = read_config_beside(yaml_text, active=version_model(current))
+        active = version_model(current)
+        if isinstance(yaml_text, str):
+            found = put_localised(old_text=current.yaml, new_text=yaml_text, model=active)
+            if found is not None:
+                return found
+        config, errors = read_config_beside(yaml_text, active=active)
         if errors or config is None:
             raise ConfigRejected(errors)
         return _usable(config)

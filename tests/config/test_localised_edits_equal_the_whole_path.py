@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from quotaweb.config import edits
 from quotaweb.config.documents import config_document
-from quotaweb.config.localised import edit_localised
+from quotaweb.config.localised import edit_localised, put_localised
 from quotaweb.config.services import model_edited
 from trackers.config import parse_config, read_config, write_yaml
 from trackers.config.localised import locally_valid, partition_changes, read_config_beside
@@ -164,9 +164,14 @@ def test_an_edit_made_where_it_lands_equals_the_whole_path(data):
         _compiled_alike(model, local[0])
     if whole_model is None:
         return
-    # A document put whole (a PUT, a rollback) is judged beside the active one: the same
-    # verdict and errors as judging it from scratch.
-    assert read_config_beside(whole_text, active=model) == read_config(whole_text)
+    # A document put whole (a PUT, a rollback) is read where it differs, or judged beside the
+    # active one: the same verdict, errors and model as from scratch.
+    from_scratch = read_config(whole_text)
+    assert read_config_beside(whole_text, active=model) == from_scratch
+    put = put_localised(old_text=text, new_text=whole_text, model=model)
+    event("put read where it differs" if put is not None else "put read whole")
+    if put is not None:
+        assert from_scratch == (put, [])
     changes = partition_changes(model.partitions[0], whole_model.partitions[0])
     assert changes is not None
     if "root" not in changes.own:
@@ -231,3 +236,5 @@ def test_a_draft_of_edits_made_where_they_land_equals_the_whole_path(data):
     )
     assert (whole_errors, both[1], both[0]) == ([], whole_text, whole_model)
     _compiled_alike(model, both[0])
+    put = put_localised(old_text=text, new_text=whole_text, model=model)
+    assert put is None or put == whole_model

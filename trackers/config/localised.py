@@ -19,7 +19,7 @@ changed paths, not of the tree.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
 from trackers.config import partition_rules, queue_rules, resource_rules, tree_rules
@@ -107,20 +107,33 @@ def partition_changes(old: Partition, new: Partition) -> Changes | None:
 def chain(root: Queue, path: str) -> list[Queue] | None:
     """The queues from ``root`` down to the one at ``path`` (the full, lower-cased path), or
     None when there is none."""
-    found = [root]
-    if path == root.path:
+    return Locator(root).chain(path)
+
+
+class Locator:
+    """``chain`` for many paths of one tree: each queue's children are indexed once, so
+    locating many queues below one parent costs its children once, not once per queue."""
+
+    def __init__(self, root: Queue) -> None:
+        self.root = root
+        self._chains: dict[str, list[Queue] | None] = {root.path: [root]}
+        self._children: dict[str, dict[str, Queue]] = {}
+
+    def chain(self, path: str) -> list[Queue] | None:
+        if path in self._chains:
+            return self._chains[path]
+        parent_path, dot, _ = path.rpartition(".")
+        above = self.chain(parent_path) if dot else None
+        found = None
+        if above is not None:
+            parent = above[-1]
+            children = self._children.get(parent_path)
+            if children is None:
+                children = self._children[parent_path] = {c.path: c for c in parent.children}
+            child = children.get(path)
+            found = None if child is None else [*above, child]
+        self._chains[path] = found
         return found
-    if not path.startswith(root.path + "."):
-        return None
-    at = root
-    for segment in path[len(root.path) + 1:].split("."):
-        wanted = f"{at.path}.{segment}"
-        child = next((child for child in at.children if child.path == wanted), None)
-        if child is None:
-            return None
-        found.append(child)
-        at = child
-    return found
 
 
 def queue_replace(partition: Partition, path: str, queue: Queue) -> Partition:
@@ -155,15 +168,17 @@ def locally_valid(
     report = Report()
     scope = Scope(report, loc, new, index)
 
+    locator = Locator(root)
+
     def find(path: str) -> list[Queue]:
-        found = chain(root, path)
+        found = locator.chain(path)
         assert found is not None, path
         return found
 
     touched: dict[str, list[Queue]] = {path: find(path) for path in changes.own | changes.limits}
     for top in changes.added:
-        above = find(top)[:-1]
-        stack = [(above, find(top)[-1])]
+        found = find(top)
+        stack = [(found[:-1], found[-1])]
         while stack:
             ancestors, queue = stack.pop()
             touched[queue.path] = [*ancestors, queue]
@@ -171,22 +186,22 @@ def locally_valid(
 
     # The queue's own rules and its children's names; application caps with its parent and
     # its children.
+    caps_checked: dict[str, Queue] = {}
     for found in touched.values():
-        queue = found[-1]
-        queue_rules.check_queue(scope, queue, len(found))
-        tree_rules.check_child_apps(scope, queue)
-        if len(found) > 1:
-            tree_rules.check_child_apps(scope, found[-2])
+        queue_rules.check_queue(scope, found[-1], len(found))
+        caps_checked.update((queue.path, queue) for queue in found[-2:])
     for path in changes.parents:
         found = find(path)
         queue_rules.check_queue(scope, found[-1], len(found))
-        tree_rules.check_child_apps(scope, found[-1])
+        caps_checked[path] = found[-1]
+    for queue in caps_checked.values():
+        tree_rules.check_child_apps(scope, queue)
 
     # Resources: a guaranteed value or the tree's shape changes the sums up to the root; a max
     # changes what its subtree is held to.
-    old_root = old.root
+    old_locator = Locator(old.root)
     guaranteed_moved = bool(changes.added or changes.removed) or any(
-        (before := chain(old_root, path)) is None or before[-1].guaranteed != found[-1].guaranteed
+        (before := old_locator.chain(path)) is None or before[-1].guaranteed != found[-1].guaranteed
         for path, found in touched.items() if path in changes.own
     )
     if guaranteed_moved:
@@ -210,10 +225,12 @@ def locally_valid(
 
 def _tops(paths: Collection[str]) -> list[str]:
     """The paths none of whose ancestors is among ``paths`` (a walk from them covers all)."""
-    return [
-        path for path in paths
-        if not any(path.startswith(other + ".") for other in paths if other != path)
-    ]
+    def ancestors(path: str) -> Iterator[str]:
+        while "." in path:
+            path = path.rpartition(".")[0]
+            yield path
+
+    return [path for path in paths if not any(above in paths for above in ancestors(path))]
 
 
 def _effective_max(scope: Scope, ancestors: list[Queue]) -> dict[str, int] | None:

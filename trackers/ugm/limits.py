@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple, TypeVar
 
-from trackers.config.localised import Changes, chain
+from trackers.config.localised import Changes, Locator
 from trackers.config.model import Limit, Partition, Queue
 from trackers.names import WILDCARD
 from trackers.resources import parse_resource_map
@@ -142,12 +142,13 @@ class LimitTable:
 
     def _update(self, partition: Partition, previous: LimitTable, changes: Changes) -> None:
         fresh: dict[str, Queue] = {}
+        locator = Locator(partition.root)
         for path in changes.own | changes.limits:
-            found = chain(partition.root, path)
+            found = locator.chain(path)
             assert found is not None, path
             fresh[path] = found[-1]
         for top in changes.added:
-            found = chain(partition.root, top)
+            found = locator.chain(top)
             assert found is not None, top
             fresh.update((queue.path, queue) for queue in found[-1].walk())
         levels_moved = bool(changes.added or changes.removed or changes.parents or changes.limits)
