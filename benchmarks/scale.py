@@ -15,7 +15,13 @@ each, spread over the leaf queues. Sections (``--sections``, all by default):
 - ``memory``: the server's RSS after its first edit and after ``--edits`` edits in all (those of
   the section before count), made back to back. Target: within 10 %.
 
-Further sections (the one-value edits' own latency, page sizes) add a function to ``SECTIONS``.
+- ``edits``: the one-value edits' own round trips, ``--edit-samples`` of each, one after the
+  other with nothing else running: a ``PATCH`` of a leaf queue's max memory, a ``PATCH`` of a
+  leaf's limit entry's max applications, and a whole-document ``PUT`` (JSON, with its base
+  version) of the active document with one limit entry's max applications changed. Prints
+  each one's p50 and max. Targets: PATCH p50 under 300 ms, PUT p50 under 1 s.
+
+Further sections (page sizes) add a function to ``SECTIONS``.
 
     .venv/bin/python benchmarks/scale.py [--queues 10111] [--users 10000] [--runs 3]
         [--seconds 20] [--edits 100] [--sections allocations memory]
@@ -53,6 +59,9 @@ from tests.server_process import ServerProcess, free_port, postgres_database
 TARGET_P99_RATIO = 2.0
 TARGET_MAX_MS = 50.0
 TARGET_RSS_GROWTH = 0.10
+TARGET_PATCH_P50_MS = 300.0
+TARGET_PUT_P50_MS = 1000.0
+APPS_KEY = "maxapplications: "
 ENTRIES_PER_QUEUE = 5
 PARTITION = "default"
 # The generated tree has four levels below the root; live allocations go to the leaves.
@@ -285,9 +294,59 @@ def memory_section(site: Site) -> None:
           f"max {max(site.edit_seconds) * 1000:.0f} ms")
 
 
+def _timed_write(site: Site, connection: http.client.HTTPConnection, method: str, path: str,
+                 body: dict) -> float:
+    started = time.perf_counter()
+    status, answer = site.request(connection, method, path, json.dumps(body).encode())
+    seconds = time.perf_counter() - started
+    if status != 200:
+        raise SystemExit(f"{method} {path} answered {status}: {answer[:500]!r}")
+    return seconds
+
+
+def edits_section(site: Site) -> None:
+    connection = site.server.connection(timeout=300)
+    samples = site.args.edit_samples
+    leaf = site.leaves[-1]
+    queue_url = f"/api/v1/partitions/{PARTITION}/queues/{leaf}/"
+    patches = [
+        _timed_write(site, connection, "PATCH", queue_url,
+                     {"max": {"memory": f"{2000 + n}Gi"}})
+        for n in range(samples)
+    ]
+    limits = [
+        _timed_write(site, connection, "PATCH", f"{queue_url}limits/0/",
+                     {"max_applications": 100 - n})
+        for n in range(samples)
+    ]
+    puts = []
+    for _ in range(samples):
+        status, answer = site.request(connection, "GET", "/api/v1/config", None)
+        assert status == 200, status
+        active = json.loads(answer)
+        text = active["yaml"]
+        # The last leaf's last limit entry, a new value each time, so that every PUT stores
+        # and applies a version.
+        start = text.rindex(APPS_KEY) + len(APPS_KEY)
+        end = text.index("\n", start)
+        yaml_text = f"{text[:start]}{int(text[start:end]) - 1}{text[end:]}"
+        puts.append(_timed_write(site, connection, "PUT", "/api/v1/config",
+                                 {"yaml": yaml_text, "base_version": active["version"]}))
+    connection.close()
+    print(f"\none-value edits, {samples} of each, one at a time (round trips)")
+    for label, values, target in (
+        ("PATCH of a queue's max", patches, TARGET_PATCH_P50_MS),
+        ("PATCH of a limit entry", limits, TARGET_PATCH_P50_MS),
+        ("PUT of the whole document", puts, TARGET_PUT_P50_MS),
+    ):
+        print(f"  {label:<27} p50 {statistics.median(values) * 1000:7.0f} ms   max "
+              f"{max(values) * 1000:7.0f} ms   target p50 under {target:g} ms")
+
+
 SECTIONS: dict[str, Callable[[Site], None]] = {
     "allocations": allocations_section,
     "memory": memory_section,
+    "edits": edits_section,
 }
 
 
@@ -304,6 +363,8 @@ def main() -> None:
     parser.add_argument("--edit-every", type=float, default=2.0)
     parser.add_argument("--edits", type=int, default=100,
                         help="edits in all before the memory section's last RSS")
+    parser.add_argument("--edit-samples", type=int, default=11,
+                        help="round trips of each one-value edit in the edits section")
     parser.add_argument("--sections", nargs="+", choices=list(SECTIONS), default=list(SECTIONS))
     parser.add_argument("--database-url", default=None,
                         help="a PostgreSQL server's URL: the ledger in a database of its own "

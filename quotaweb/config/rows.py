@@ -10,6 +10,7 @@ from django.db import transaction
 
 from quotaweb.config.documents import limit_values, partition_settings, queue_values
 from quotaweb.config.models import LimitEntry, Partition, Queue
+from trackers.config.localised import Locator, own_settings, queue_changes
 from trackers.config.model import Config
 from trackers.config.model import Partition as PartitionModel
 from trackers.config.model import Queue as QueueModel
@@ -82,18 +83,54 @@ def _placed(root: QueueModel) -> dict[str, tuple[QueueModel, int]]:
     return out
 
 
-def _own(queue: QueueModel) -> tuple:
-    return (
-        queue.name, queue.parent, queue.resources, queue.max_applications, queue.properties,
-        queue.admin_acl, queue.submit_acl, queue.child_template,
-    )
+def _placed_at(
+    root: QueueModel, paths: set[str], below: frozenset[str], beside: frozenset[str]
+) -> dict[str, tuple[QueueModel, int]]:
+    """``_placed`` of the queues at ``paths``, of every queue in the subtrees at ``below`` and
+    of every child of the queues at ``beside`` (those of them that are in this tree)."""
+    out: dict[str, tuple[QueueModel, int]] = {}
+    locator = Locator(root)
+    positions: dict[str, dict[str, int]] = {}
+    for path in paths | below:
+        found = locator.chain(path)
+        if found is None:
+            continue
+        queue = found[-1]
+        index = 0
+        if len(found) > 1:
+            parent = found[-2]
+            if parent.path not in positions:
+                positions[parent.path] = {c.path: n for n, c in enumerate(parent.children)}
+            index = positions[parent.path][path]
+        if path in below:
+            out.update(_placed(queue))
+        out[path] = (queue, index)
+    for path in beside:
+        found = locator.chain(path)
+        if found is not None:
+            for index, child in enumerate(found[-1].children):
+                out[child.path] = (child, index)
+    return out
 
 
 def _queue_rows_update(*, row: Partition, old: QueueModel, new: QueueModel) -> None:
-    old_queues, new_queues = _placed(old), _placed(new)
-    ids = dict(Queue.objects.filter(partition=row).values_list("path", "id"))
+    # Only the paths the change touches are read and compared: a one-value edit of a
+    # 10,000-queue partition reads one queue's id, not every queue's.
+    changes = queue_changes(old, new)
+    touched = set(changes.own | changes.limits)
+    gone = set(_placed_at(old, set(), changes.removed, frozenset()))
+    old_queues = _placed_at(old, touched, changes.removed, changes.parents)
+    new_queues = _placed_at(new, touched, changes.added, changes.parents)
+    parents = {path.rpartition(".")[0] for path in changes.added}
+    wanted = [*{*old_queues, *parents}]
+    ids: dict[str, int] = {}
+    for start in range(0, len(wanted), _BATCH):
+        ids.update(
+            Queue.objects.filter(partition=row, path__in=wanted[start:start + _BATCH])
+            .values_list("path", "id")
+        )
 
-    removed = [ids[path] for path in old_queues if path not in new_queues]
+    removed = [ids[path] for path in gone]
     for start in range(0, len(removed), _BATCH):
         Queue.objects.filter(pk__in=removed[start:start + _BATCH]).delete()
 
@@ -109,7 +146,7 @@ def _queue_rows_update(*, row: Partition, old: QueueModel, new: QueueModel) -> N
         was, was_index = found
         if was is queue:
             continue
-        if _own(was) != _own(queue) or was_index != index:
+        if own_settings(was) != own_settings(queue) or was_index != index:
             values = queue_values(queue)
             del values["name"]
             update = Queue(pk=ids[path], order=index, **values)

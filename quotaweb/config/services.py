@@ -29,11 +29,12 @@ from django.db import connection, transaction
 from django.db.models import Max
 
 from quotaweb import metrics
-from quotaweb.config import edits
+from quotaweb.config import edits, roundtrip
 from quotaweb.config.documents import (
     config_document,
 )
 from quotaweb.config.edits import Edit
+from quotaweb.config.localised import edit_localised, put_localised
 from quotaweb.config.models import (
     ActiveConfig,
     ConfigVersion,
@@ -54,6 +55,7 @@ from quotaweb.config.selectors import (
 from quotaweb.engine.gateway import engines_get, engines_loaded
 from trackers import ConfigError, parse_config, parse_document
 from trackers.config import read_config, write_yaml
+from trackers.config.localised import read_config_beside
 from trackers.config.model import Config
 from trackers.gcpause import long_lived_build
 
@@ -106,9 +108,26 @@ def elastic_partitions() -> tuple[str, ...]:
 
 
 def config_validate(*, yaml_text: str | bytes) -> Config:
-    """The normalised candidate model, or ``ConfigRejected`` with every problem."""
+    """The normalised candidate model, or ``ConfigRejected`` with every problem.
+
+    A document that differs from the active version's text inside one queue's own lines is
+    read there only (``localised.put_localised``); one that differs more (a PUT that changes a
+    few values, a rollback to a near version) is read whole and judged by what differs
+    (``trackers.config.localised.read_config_beside``): the same verdict and errors."""
+    elastic = elastic_partitions()
+    current = active_version()
+    if current is not None and not elastic:
+        active = version_model(current)
+        if isinstance(yaml_text, str):
+            found = put_localised(old_text=current.yaml, new_text=yaml_text, model=active)
+            if found is not None:
+                return found
+        config, errors = read_config_beside(yaml_text, active=active)
+        if errors or config is None:
+            raise ConfigRejected(errors)
+        return _usable(config)
     try:
-        config = parse_config(yaml_text, elastic=elastic_partitions())
+        config = parse_config(yaml_text, elastic=elastic)
     except ConfigError as exc:
         raise ConfigRejected(exc.errors) from None
     return _usable(config)
@@ -168,6 +187,38 @@ def config_edit(
         )
 
 
+def config_edit_record(
+    *, record: edits.Record, author: Author, comment: str = "", base_version: int | None
+) -> ConfigVersion:
+    """``config_edit`` of the one edit ``record`` describes, made where it lands
+    (``quotaweb.config.localised``) when it can be: the same version, text and verdict."""
+    with long_lived_build():
+        current = active_version()
+        found = _edit_localised(record, current)
+        if found is None:
+            candidate, yaml_text = config_candidate(edits=[edits.edit_from_record(record)])
+        else:
+            candidate, yaml_text = found
+            model_remember(text_key(yaml_text), candidate)
+        return _config_store(
+            candidate=candidate, yaml_text=yaml_text, author=author, comment=comment,
+            base_version=base_version, current_version=current if found else None,
+        )
+
+
+def _edit_localised(
+    record: edits.Record, current: ConfigVersion | None,
+    edited: tuple[Config, str] | None = None,
+) -> tuple[Config, str] | None:
+    """``localised.edit_localised`` of the active version, or of ``edited`` (the active version
+    with edits made before this one)."""
+    # A document small enough is edited round-trip (``config_state``), its comments kept.
+    if current is None or len(current.yaml) <= roundtrip.MAX_ROUNDTRIP_BYTES:
+        return None
+    model, text = edited if edited is not None else (version_model(current), current.yaml)
+    return edit_localised(text=text, model=model, record=record, elastic=elastic_partitions())
+
+
 def config_candidate(*, edits: Sequence[Edit]) -> tuple[Config, str]:
     """The active configuration with ``edits`` made: its validated model and its YAML; nothing
     is stored. ``ConfigRejected`` with every problem when it is not valid."""
@@ -208,18 +259,10 @@ def config_state(*, edits: Sequence[Edit]) -> Candidate:
         model, errors = read_config(yaml_text, elastic=elastic_partitions())
     else:
         # The rows hold exactly the active version, so its model gives the same document.
-        document = (
-            config_document(version_model(current)) if current is not None
-            else {"partitions": []}
+        model, yaml_text, errors = model_edited(
+            model=version_model(current) if current is not None else None, edits=edits,
+            elastic=elastic_partitions(),
         )
-        for edit in edits:
-            edit(document)
-        try:
-            model, yaml_text = parse_document(document, elastic=elastic_partitions())
-            errors = []
-        except ConfigError:
-            yaml_text = write_yaml(document)
-            model, errors = read_config(yaml_text, elastic=elastic_partitions())
     if model is not None and not errors:
         try:
             model = _usable(model)
@@ -230,16 +273,36 @@ def config_state(*, edits: Sequence[Edit]) -> Candidate:
     )
 
 
+def model_edited(
+    *, model: Config | None, edits: Sequence[Edit], elastic: tuple[str, ...]
+) -> tuple[Config | None, str, list[dict[str, str]]]:
+    """``edits`` made in the document of ``model`` (None: no configuration yet), written anew
+    and judged whole: the model (None only when it cannot be built), the text and every
+    problem. What ``localised.edit_localised`` must agree with."""
+    document = config_document(model) if model is not None else {"partitions": []}
+    for edit in edits:
+        edit(document)
+    try:
+        edited, yaml_text = parse_document(document, elastic=elastic)
+    except ConfigError:
+        yaml_text = write_yaml(document)
+        found, errors = read_config(yaml_text, elastic=elastic)
+        return found, yaml_text, errors
+    return edited, yaml_text, []
+
+
 def _config_store(
     *, candidate: Config, yaml_text: str, author: Author, comment: str, base_version: int | None,
-    also: Callable[[], Any] | None = None,
+    also: Callable[[], Any] | None = None, current_version: ConfigVersion | None = None,
 ) -> ConfigVersion:
     """Store and apply ``candidate``; ``also`` runs in the same transaction (dropping a draft).
+    ``current_version``: the active version when the caller has just read it.
 
     In the lock order of ``quotaweb.engine.gateway``: the transaction commits before any
     partition lock is taken, so allocations never wait on this write, nor this write on them.
     """
-    current_version = active_version()
+    if current_version is None:
+        current_version = active_version()
     current = version_model(current_version) if current_version is not None else None
     if current is not None and current == candidate:
         if also is not None:
@@ -327,10 +390,11 @@ def queue_create(
     *, partition: str, parent_path: str, values: Mapping[str, Any], position: int | None = None,
     author: Author, comment: str = "", base_version: int | None,
 ) -> ConfigVersion:
-    return config_edit(
-        edits=[edits.queue_create(
+    return config_edit_record(
+        record=edits.edit_record(
+            "queue_create",
             partition=partition, parent_path=parent_path, values=values, position=position
-        )],
+        ),
         author=author, comment=comment, base_version=base_version,
     )
 
@@ -339,8 +403,11 @@ def queue_update(
     *, partition: str, queue_path: str, values: Mapping[str, Any],
     author: Author, comment: str = "", base_version: int | None,
 ) -> ConfigVersion:
-    return config_edit(
-        edits=[edits.queue_update(partition=partition, queue_path=queue_path, values=values)],
+    return config_edit_record(
+        record=edits.edit_record(
+            "queue_update",
+            partition=partition, queue_path=queue_path, values=values
+        ),
         author=author, comment=comment, base_version=base_version,
     )
 
@@ -349,8 +416,11 @@ def queue_delete(
     *, partition: str, queue_path: str, author: Author, comment: str = "",
     base_version: int | None,
 ) -> ConfigVersion:
-    return config_edit(
-        edits=[edits.queue_delete(partition=partition, queue_path=queue_path)],
+    return config_edit_record(
+        record=edits.edit_record(
+            "queue_delete",
+            partition=partition, queue_path=queue_path
+        ),
         author=author, comment=comment, base_version=base_version,
     )
 
@@ -359,10 +429,11 @@ def limit_create(
     *, partition: str, queue_path: str, values: Mapping[str, Any], position: int | None = None,
     author: Author, comment: str = "", base_version: int | None,
 ) -> ConfigVersion:
-    return config_edit(
-        edits=[edits.limit_create(
+    return config_edit_record(
+        record=edits.edit_record(
+            "limit_create",
             partition=partition, queue_path=queue_path, values=values, position=position
-        )],
+        ),
         author=author, comment=comment, base_version=base_version,
     )
 
@@ -371,10 +442,11 @@ def limit_update(
     *, partition: str, queue_path: str, index: int, values: Mapping[str, Any],
     author: Author, comment: str = "", base_version: int | None,
 ) -> ConfigVersion:
-    return config_edit(
-        edits=[edits.limit_update(
+    return config_edit_record(
+        record=edits.edit_record(
+            "limit_update",
             partition=partition, queue_path=queue_path, index=index, values=values
-        )],
+        ),
         author=author, comment=comment, base_version=base_version,
     )
 
@@ -383,8 +455,11 @@ def limit_delete(
     *, partition: str, queue_path: str, index: int, author: Author, comment: str = "",
     base_version: int | None,
 ) -> ConfigVersion:
-    return config_edit(
-        edits=[edits.limit_delete(partition=partition, queue_path=queue_path, index=index)],
+    return config_edit_record(
+        record=edits.edit_record(
+            "limit_delete",
+            partition=partition, queue_path=queue_path, index=index
+        ),
         author=author, comment=comment, base_version=base_version,
     )
 
@@ -413,11 +488,30 @@ def draft_state(*, records: Sequence[edits.Record]) -> Candidate:
     )
     found = _CANDIDATES.get(key)
     if found is None:
-        found = config_state(edits=[edits.edit_from_record(record) for record in records])
+        found = _draft_localised(records, current) or config_state(
+            edits=[edits.edit_from_record(record) for record in records]
+        )
         while len(_CANDIDATES) >= _CANDIDATES_KEPT:
             del _CANDIDATES[next(iter(_CANDIDATES))]
         _CANDIDATES[key] = found
     return found
+
+
+def _draft_localised(
+    records: Sequence[edits.Record], current: ConfigVersion | None
+) -> Candidate | None:
+    """The draft's edits made one after the other where they land, each result valid; None
+    when one of them is to be made the whole way (the whole draft then is)."""
+    found = None
+    for record in records:
+        found = _edit_localised(record, current, found)
+        if found is None:
+            return None
+    if found is None:
+        return None
+    model, yaml_text = found
+    # Patched into the active text, so it diffs against it like a round-trip draft.
+    return Candidate(yaml_text=yaml_text, model=model, errors=[], roundtrip=True)
 
 
 def draft_candidate(*, records: Sequence[edits.Record]) -> tuple[Config, str]:

@@ -121,6 +121,7 @@ from quotaweb.postgresql.waits import due, remaining, until
 from trackers import Engine, InvalidRequest, NotTracked, compile_config, parse_config
 from trackers.config.model import Config, Partition
 from trackers.gcpause import paused_gc
+from trackers.ugm import CompiledConfig
 
 
 def _arrived() -> threading.Event:
@@ -280,7 +281,11 @@ class Gateway(LeasedSlots[PartitionSlot], EngineReads):
         dropped. An engine already on the version is left alone.
         """
         with self._switch_lock:
-            compiled = {p.name: compile_config(p) for p in config.partitions}
+            # A partition's queues that did not change keep what was compiled for them.
+            compiled = {
+                p.name: compile_config(p, previous=self._compiled(p.name))
+                for p in config.partitions
+            }
             version = commit()
             previous = self._slots
             slots: dict[str, PartitionSlot] = {}
@@ -300,6 +305,10 @@ class Gateway(LeasedSlots[PartitionSlot], EngineReads):
             self._configs = {p.name: p for p in config.partitions}
             self._version = version
         return version
+
+    def _compiled(self, partition: str) -> CompiledConfig | None:
+        slot = self._slots.get(partition)
+        return slot.engine.compiled() if slot is not None else None
 
     def elastic(self, partition: str) -> ElasticState:
         """The partition's elastic quota (``quotaweb.engine.elastic``)."""

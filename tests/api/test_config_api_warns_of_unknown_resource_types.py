@@ -116,6 +116,7 @@ def test_the_whole_document_is_parsed_once(admin_token, active_small, monkeypatc
     # Every reader of a whole document in the write's path: the validation and the cache of
     # stored versions' models (which the warnings read, and the impact after the write).
     monkeypatch.setattr(services, "parse_config", counting(services.parse_config))
+    monkeypatch.setattr(services, "read_config_beside", counting(services.read_config_beside))
     monkeypatch.setattr(selectors, "parse_config", counting(selectors.parse_config))
 
     response = _put(admin_token, MISSPELT)

@@ -46,10 +46,10 @@ def test_an_engine_that_refuses_the_config_rolls_everything_back(
 ):
     before = _limits(active_sample)
 
-    def refuse_gpu(partition):
+    def refuse_gpu(partition, *, previous=None):
         if partition.name == "gpu":
             raise RuntimeError("engine failure")
-        return compile_config(partition)
+        return compile_config(partition, previous=previous)
 
     monkeypatch.setattr(gateway_module, "compile_config", refuse_gpu)
 
@@ -114,7 +114,7 @@ def test_a_draft_whose_apply_fails_is_kept_and_nothing_moves(
         values={"properties": {"owner": "lab"}},
     ))
 
-    def refuse(partition):
+    def refuse(partition, *, previous=None):
         raise RuntimeError("engine failure")
 
     monkeypatch.setattr(gateway_module, "compile_config", refuse)

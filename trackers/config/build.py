@@ -449,6 +449,14 @@ def build_config(raw: Any) -> tuple[Config, Locations, list[dict[str, str]]]:
     return config, builder.loc, builder.report.errors
 
 
+def build_queue(raw: Any, *, parent_path: str) -> tuple[Queue, list[dict[str, str]]]:
+    """One queue (not the root) below the queue at ``parent_path``, from plain data as
+    ``load_document`` gives it, built as it would be inside a whole document, and its PARSE
+    errors. Its ``children`` are those ``raw`` lists."""
+    builder = _Builder()
+    return builder.queue(raw, "", parent_path), builder.report.errors
+
+
 def default_locations(config: Config) -> Locations:
     """Locations for a model that did not come from a document: as ``dump_config`` writes it."""
     loc = Locations()

@@ -23,10 +23,16 @@ def check_queues(scope: Scope) -> None:
     stack: list[tuple[Queue, int]] = [(scope.root, 1)]
     while stack:
         queue, level = stack.pop()
-        _check_acls(scope, queue)
-        _check_limits(scope, queue)
-        _check_child_names(scope, queue, level)
+        check_queue(scope, queue, level)
         stack.extend((child, level + 1) for child in reversed(queue.children))
+
+
+def check_queue(scope: Scope, queue: Queue, level: int) -> None:
+    """The rules of one queue: its ACLs, its limit entries, its children's names (``level``,
+    the queue's depth from 1 at the root, only shows in a message)."""
+    _check_acls(scope, queue)
+    _check_limits(scope, queue)
+    _check_child_names(scope, queue, level)
 
 
 def _check_acls(scope: Scope, queue: Queue) -> None:

@@ -23,13 +23,17 @@ from trackers.resources import (
 _Frame = tuple[Queue, "dict[str, int] | None", bool]
 
 
-def check_resources(scope: Scope) -> None:
+def check_resources(
+    scope: Scope, start: Queue | None = None, parent_max: dict[str, int] | None = None
+) -> None:
+    """R1-R4 for the subtree of ``start`` (the root by default), whose parent's effective max
+    is ``parent_max`` (None above the root)."""
     add = scope.add
     # id(queue) -> effective guaranteed, or None when unknown (a quantity failed below).
     effective_guaranteed: dict[int, dict[str, int] | None] = {}
     # id(queue) -> (own guaranteed or None when unparsable, effective max), while children run.
     state: dict[int, tuple[dict[str, int] | None, dict[str, int] | None]] = {}
-    stack: list[_Frame] = [(scope.root, None, False)]
+    stack: list[_Frame] = [(start or scope.root, parent_max, False)]
     while stack:
         queue, parent_max, children_done = stack.pop()
         key = id(queue)

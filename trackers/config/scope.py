@@ -97,6 +97,21 @@ class Scope:
     def written_name(self, queue: Queue) -> str:
         return self.loc.names.get(id(queue), queue.name)
 
+    def limit_caps(self, limit: Limit) -> dict[str, int] | None:
+        """A limit entry's parsed maxresources as the limit rules stored it (``{}`` without
+        any, None when a quantity failed), parsed here when those rules did not run on it."""
+        key = id(limit)
+        if key in self.limit_resources:
+            return self.limit_resources[key]
+        if not limit.max_resources:
+            resources: dict[str, int] | None = {}
+        else:
+            resources, failures = parse_quantities(limit.max_resources)
+            if failures:
+                resources = None
+        self.limit_resources[key] = resources
+        return resources
+
     def queue_resources(self, queue: Queue) -> _Parsed:
         """(guaranteed, its failures, max, its failures) of a queue, parsed once."""
         key = id(queue)

@@ -17,26 +17,29 @@ def check_max_applications(scope: Scope) -> None:
     stack: list[Queue] = [scope.root]
     while stack:
         parent = stack.pop()
-        cap = parent.max_applications
-        if cap:
-            for child in parent.children:
-                field = f"{scope.queue_field(child)}.maxapplications"
-                if child.max_applications > cap:
-                    scope.add(
-                        "A1", child.path, field, messages.CHILD_APPS_ABOVE_PARENT,
-                        messages.DETAIL_CHILD_APPS_ABOVE_PARENT.format(
-                            child_apps=child.max_applications, parent_apps=cap,
-                            parent=parent.path,
-                        ),
-                    )
-                elif child.max_applications == 0:
-                    scope.add(
-                        "A2", child.path, field, messages.CHILD_APPS_UNSET,
-                        messages.DETAIL_CHILD_APPS_UNSET.format(
-                            parent=parent.path, parent_apps=cap
-                        ),
-                    )
+        check_child_apps(scope, parent)
         stack.extend(reversed(parent.children))
+
+
+def check_child_apps(scope: Scope, parent: Queue) -> None:
+    """A1/A2 between ``parent`` and each of its children."""
+    cap = parent.max_applications
+    if not cap:
+        return
+    for child in parent.children:
+        field = f"{scope.queue_field(child)}.maxapplications"
+        if child.max_applications > cap:
+            scope.add(
+                "A1", child.path, field, messages.CHILD_APPS_ABOVE_PARENT,
+                messages.DETAIL_CHILD_APPS_ABOVE_PARENT.format(
+                    child_apps=child.max_applications, parent_apps=cap, parent=parent.path,
+                ),
+            )
+        elif child.max_applications == 0:
+            scope.add(
+                "A2", child.path, field, messages.CHILD_APPS_UNSET,
+                messages.DETAIL_CHILD_APPS_UNSET.format(parent=parent.path, parent_apps=cap),
+            )
 
 
 # name -> what the nearest ancestor that named it passes down.
@@ -46,8 +49,14 @@ _Apps = dict[str, int]
 _Inherited = dict[str, tuple[_Resources, _Apps]]
 
 
-def check_hierarchical_limits(scope: Scope) -> None:
-    """H1/H2 (resources) then H3/H4 (maxapplications) in one walk from root down.
+EMPTY_INHERITED: _Inherited = {"user": ({}, {}), "group": ({}, {})}
+
+
+def check_hierarchical_limits(
+    scope: Scope, start: Queue | None = None, inherited: _Inherited | None = None
+) -> None:
+    """H1/H2 (resources) then H3/H4 (maxapplications) in one walk down from ``start`` (the root
+    by default), which inherits ``inherited`` from its ancestors (``inherited_below``).
 
     Two reports keep the spec's order (every resource error before any app error) in one pass.
     A name is compared only with the same name (or the wildcard) at ancestors, never with names in
@@ -55,37 +64,53 @@ def check_hierarchical_limits(scope: Scope) -> None:
     """
     resource_errors = Report()
     app_errors = Report()
-    empty: _Inherited = {"user": ({}, {}), "group": ({}, {})}
-    stack: list[tuple[Queue, _Inherited]] = [(scope.root, empty)]
+    stack: list[tuple[Queue, _Inherited]] = [
+        (start or scope.root, inherited or EMPTY_INHERITED)
+    ]
     while stack:
-        queue, inherited = stack.pop()
-        limits = scope.limits(queue)
-        passed = inherited
-        if limits:
-            passed = {kind: (dict(res), dict(apps)) for kind, (res, apps) in inherited.items()}
-            base = scope.limits_field(queue)
-            for index, limit in enumerate(limits):
-                new_res = scope.limit_resources.get(id(limit), {})
-                for kind, names, key in (
-                    ("user", limit.users, "users"),
-                    ("group", limit.groups, "groups"),
-                ):
-                    above_res, above_apps = inherited[kind]
-                    down_res, down_apps = passed[kind]
-                    for n, name in enumerate(names):
-                        field = f"{base}[{index}].{key}[{n}]"
-                        if new_res is not None:
-                            _check_resources(
-                                resource_errors, queue, kind, name, field, new_res, above_res,
-                                down_res,
-                            )
-                        _check_apps(
-                            app_errors, queue, kind, name, field, limit.max_applications,
-                            above_apps, down_apps,
-                        )
+        queue, above = stack.pop()
+        passed = _passed_down(scope, queue, above, resource_errors, app_errors)
         stack.extend((child, passed) for child in reversed(queue.children))
     scope.report.errors.extend(resource_errors.errors)
     scope.report.errors.extend(app_errors.errors)
+
+
+def inherited_below(scope: Scope, ancestors: list[Queue]) -> _Inherited:
+    """What the walk passes to the child of the last of ``ancestors`` (the root first)."""
+    passed = EMPTY_INHERITED
+    for queue in ancestors:
+        passed = _passed_down(scope, queue, passed, Report(), Report())
+    return passed
+
+
+def _passed_down(
+    scope: Scope, queue: Queue, inherited: _Inherited, resource_errors: Report,
+    app_errors: Report,
+) -> _Inherited:
+    limits = scope.limits(queue)
+    if not limits:
+        return inherited
+    passed = {kind: (dict(res), dict(apps)) for kind, (res, apps) in inherited.items()}
+    base = scope.limits_field(queue)
+    for index, limit in enumerate(limits):
+        new_res = scope.limit_caps(limit)
+        for kind, names, key in (
+            ("user", limit.users, "users"),
+            ("group", limit.groups, "groups"),
+        ):
+            above_res, above_apps = inherited[kind]
+            down_res, down_apps = passed[kind]
+            for n, name in enumerate(names):
+                field = f"{base}[{index}].{key}[{n}]"
+                if new_res is not None:
+                    _check_resources(
+                        resource_errors, queue, kind, name, field, new_res, above_res, down_res,
+                    )
+                _check_apps(
+                    app_errors, queue, kind, name, field, limit.max_applications, above_apps,
+                    down_apps,
+                )
+    return passed
 
 
 def _named(kind: str, name: str) -> dict[str, str]:

@@ -131,6 +131,17 @@ def _write_list(out: list[str], items: list[Any], indent: str) -> None:
             out.append(f"{indent}- {_scalar(item)}\n")
 
 
+def write_item(item: Mapping[str, Any], *, indent: int) -> str:
+    """A mapping as ``write_yaml`` writes it as an item of a list whose dashes stand
+    ``indent`` columns in: the very lines it takes inside the whole document. ``Unusual`` when
+    the whole document would be left to ``yaml.dump``."""
+    if type(item) is not dict or not item:
+        raise Unusual
+    out: list[str] = []
+    _write_list(out, [item], " " * indent)
+    return "".join(out)
+
+
 def _fast_yaml(document: Mapping[str, Any]) -> str:
     if type(document) is not dict or not document:
         raise Unusual

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, TypeVar
 
+from trackers.config.localised import queue_changes
 from trackers.config.model import Partition
 from trackers.errors import InvalidRequest, NotTracked
 from trackers.gcpause import paused_gc
@@ -99,11 +100,22 @@ class CompiledConfig:
     table: LimitTable
 
 
-def compile_config(partition: Partition) -> CompiledConfig:
+def compile_config(
+    partition: Partition, *, previous: CompiledConfig | None = None
+) -> CompiledConfig:
     """All the work of a config switch that takes time or can fail, done without any lock: a
     caller compiles first, finishes whatever else may fail (storing the version), and only then
-    installs, which cannot fail."""
-    return CompiledConfig(partition, LimitTable(partition))
+    installs, which cannot fail. With ``previous`` (the partition's compiled config in force)
+    only the queues that differ from it are compiled again; the table is the same."""
+    if previous is None or previous.partition.name != partition.name:
+        return CompiledConfig(partition, LimitTable(partition))
+    if previous.partition is partition:
+        return previous
+    changes = queue_changes(previous.partition.root, partition.root)
+    if not changes:
+        # The same queues (partition-level settings aside): the same table, caches and all.
+        return CompiledConfig(partition, previous.table)
+    return CompiledConfig(partition, LimitTable(partition, previous.table, changes))
 
 
 class Engine:
@@ -135,6 +147,11 @@ class Engine:
         # The apply lock keeps two concurrent applies from finishing in the wrong order.
         with self._apply_lock:
             self.install_config(compile_config(partition), version=version)
+
+    def compiled(self) -> CompiledConfig:
+        """The compiled config in force (to compile the next one from)."""
+        with self._lock:
+            return CompiledConfig(self._config, self._table)
 
     def install_config(self, compiled: CompiledConfig, *, version: int | None = None) -> None:
         """Switch to limits made by ``compile_config``: a few assignments under the engine lock.

@@ -12,7 +12,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple, TypeVar
 
-from trackers.config.model import Limit, Partition
+from trackers.config.localised import Changes, Locator
+from trackers.config.model import Limit, Partition, Queue
 from trackers.names import WILDCARD
 from trackers.resources import parse_resource_map
 
@@ -87,8 +88,29 @@ class QueueSettings:
     properties: dict[str, str]
 
 
+def _settings(queue: Queue) -> QueueSettings:
+    return QueueSettings(
+        max_resources=parse_resource_map(queue.max),
+        guaranteed=parse_resource_map(queue.guaranteed),
+        max_applications=queue.max_applications,
+        properties=dict(queue.properties),
+    )
+
+
+def _level(queue: Queue) -> Level:
+    level = Level()
+    for limit in queue.limits:
+        level.add(limit)
+    return level
+
+
 class LimitTable:
-    def __init__(self, partition: Partition) -> None:
+    def __init__(self, partition: Partition, previous: LimitTable | None = None,
+                 changes: Changes | None = None) -> None:
+        """The table of ``partition``; with ``previous`` (the table of the partition before)
+        and ``changes`` (``trackers.config.localised.queue_changes`` from that partition to
+        this one) only the changed queues are compiled again and the rest taken from
+        ``previous``, giving the same table."""
         self.levels: dict[str, Level] = {}
         self.queues: dict[str, QueueSettings] = {}
         # Paths where each name has a limit of its own: their trackers are shown even without usage
@@ -99,26 +121,69 @@ class LimitTable:
         self._group_chains: dict[tuple[str, str], Chain] = {}
         self._queue_chains: dict[str, Chain] = {}
         self._resolved_groups: dict[tuple[str, tuple[str, ...]], str | None] = {}
-
+        if previous is not None and changes is not None:
+            self._update(partition, previous, changes)
+            return
         for queue in partition.queues():
-            maximum = parse_resource_map(queue.max)
-            self.queues[queue.path] = QueueSettings(
-                max_resources=maximum,
-                guaranteed=parse_resource_map(queue.guaranteed),
-                max_applications=queue.max_applications,
-                properties=dict(queue.properties),
-            )
-            if not queue.limits:
-                continue
-            level = self.levels[queue.path] = Level()
-            for limit in queue.limits:
-                level.add(limit)
+            self.queues[queue.path] = _settings(queue)
+            if queue.limits:
+                self.levels[queue.path] = _level(queue)
+        self._name_paths()
+
+    def _name_paths(self) -> None:
+        # ``levels`` is in document order, so each name's paths are too.
+        for path, level in self.levels.items():
             for user in level.users:
-                self.named_user_paths.setdefault(user, []).append(queue.path)
+                self.named_user_paths.setdefault(user, []).append(path)
             for group in level.groups:
-                self.named_group_paths.setdefault(group, []).append(queue.path)
+                self.named_group_paths.setdefault(group, []).append(path)
             if level.group_wildcard is not None:
-                self.named_group_paths.setdefault(WILDCARD, []).append(queue.path)
+                self.named_group_paths.setdefault(WILDCARD, []).append(path)
+
+    def _update(self, partition: Partition, previous: LimitTable, changes: Changes) -> None:
+        fresh: dict[str, Queue] = {}
+        locator = Locator(partition.root)
+        for path in changes.own | changes.limits:
+            found = locator.chain(path)
+            assert found is not None, path
+            fresh[path] = found[-1]
+        for top in changes.added:
+            found = locator.chain(top)
+            assert found is not None, top
+            fresh.update((queue.path, queue) for queue in found[-1].walk())
+        levels_moved = bool(changes.added or changes.removed or changes.parents or changes.limits)
+        if changes.added or changes.removed or changes.parents:
+            # Paths come and go or move: both maps are laid out in document order again.
+            old_queues = previous.queues
+            for queue in partition.queues():
+                path = queue.path
+                settings = None if path in fresh else old_queues.get(path)
+                self.queues[path] = settings if settings is not None else _settings(queue)
+                if queue.limits:
+                    kept = None if path in fresh else previous.levels.get(path)
+                    self.levels[path] = kept if kept is not None else _level(queue)
+        else:
+            self.queues = dict(previous.queues)
+            self.levels = dict(previous.levels)
+            for path, queue in fresh.items():
+                self.queues[path] = _settings(queue)
+            if any(
+                bool(fresh[path].limits) != (path in previous.levels) for path in changes.limits
+            ):
+                # A queue's first limits or its last: its place among the levels changes.
+                self.levels = {
+                    queue.path: _level(queue) if queue.path in changes.limits
+                    else previous.levels[queue.path]
+                    for queue in partition.queues() if queue.limits
+                }
+            else:
+                for path in changes.limits:
+                    self.levels[path] = _level(fresh[path])
+        if levels_moved:
+            self._name_paths()
+        else:
+            self.named_user_paths = previous.named_user_paths
+            self.named_group_paths = previous.named_group_paths
 
     # -- caps along a path ------------------------------------------------------------------
 
