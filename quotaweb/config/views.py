@@ -539,6 +539,8 @@ def yaml_page(request: HttpRequest) -> HttpResponse:
             initial={"base_version": current.number if current else None},
             current_text=current.yaml if current else "",
         )
+        # The paste box starts with the active document: shown there, not a second time below.
+        context["yaml_in_form"] = current is not None
         return render(request, "config/yaml.html", context)
     form = forms.YamlForm(
         request.POST, request.FILES, current_text=current.yaml if current else ""
