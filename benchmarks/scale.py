@@ -15,10 +15,7 @@ each, spread over the leaf queues. Sections (``--sections``, all by default):
 - ``memory``: the server's RSS after its first edit and after ``--edits`` edits in all (those of
   the section before count), made back to back. Target: within 10 %.
 
-- ``pages``: each page's HTML size (and gzip size) and the p50 of five loads, the first
-  included. Target: under 300 KB and 300 ms.
-
-Further sections (the one-value edits' own latency) add a function to ``SECTIONS``.
+Further sections (the one-value edits' own latency, page sizes) add a function to ``SECTIONS``.
 
     .venv/bin/python benchmarks/scale.py [--queues 10111] [--users 10000] [--runs 3]
         [--seconds 20] [--edits 100] [--sections allocations memory]
