@@ -22,7 +22,7 @@ from django.views.decorators.http import require_http_methods, require_safe
 
 from quotaweb.accounts.decorators import admin_required, viewer_required
 from quotaweb.accounts.roles import is_quota_admin
-from quotaweb.config import edits, forms, selectors, services
+from quotaweb.config import edits, forms, selectors, services, tree_window
 from quotaweb.config.configmap import configmap_render, configmap_unwrap
 from quotaweb.config.models import ConfigVersion
 from quotaweb.config.resource_types import (
@@ -83,8 +83,31 @@ def _not_found(request: HttpRequest, message: str) -> HttpResponse:
 @viewer_required
 @require_safe
 def tree(request: HttpRequest) -> HttpResponse:
-    context = selectors.config_tree(query=request.GET.get("q", ""))
-    return render(request, "config/tree.html", context)
+    params = request.GET
+    return _tree_answer(request, "config/tree.html", lambda: tree_window.config_tree_window(
+        query=params.get("q", ""), partition=params.get("partition", ""),
+        focus=params.get("focus", "").strip(), page=params.get("page"),
+    ))
+
+
+@viewer_required
+@require_safe
+def tree_fragment(request: HttpRequest, partition: str, queue_path: str) -> HttpResponse:
+    """The list items of one page of a queue's children, for the tree page to open it in place
+    (``static/js/queue-tree.js``)."""
+    return _tree_answer(request, "config/_tree_items.html", lambda: (
+        tree_window.config_tree_fragment(
+            partition=partition, path=queue_path, page=request.GET.get("page"))
+    ))
+
+
+def _tree_answer(request: HttpRequest, template: str, read) -> HttpResponse:
+    try:
+        return render(request, template, read())
+    except selectors.ConfigNotFound as error:
+        return _not_found(request, str(error))
+    except tree_window.TreePageInvalid as error:
+        return _problem(request, status=400, title="Cannot show this", message=str(error))
 
 
 # -- a queue: read by everyone, edited into the admin's draft -----------------------------------
