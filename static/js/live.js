@@ -876,7 +876,6 @@ class Live {
     this.lastUpdate = null;
     this.timers = {};
     this.drawing = false;
-    page.root.addEventListener("quotaweb:scopes", (event) => this.rescope(event.detail));
   }
 
   // Scopes a page adds or drops while open (a tree page opening or closing a queue).
@@ -1091,6 +1090,9 @@ for (const root of document.querySelectorAll("[data-live]")) {
   // A page with nothing to follow (an older page of the activity feed, an empty list) stays as
   // the server drew it.
   if (badge && root.dataset.scopes.trim() && "WebSocket" in window) {
-    new Live(new Page(root), badge).start();
+    const live = new Live(new Page(root), badge);
+    // A tree page opening or closing a queue (usage-tree.js).
+    root.addEventListener("quotaweb:scopes", (event) => live.rescope(event.detail));
+    live.start();
   }
 }
