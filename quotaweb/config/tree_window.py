@@ -1,4 +1,5 @@
-"""The configuration's queue tree as much as a screen needs, so the page stays light at any size.
+"""The configuration's queue tree as much as a screen needs, so the page stays light at any size
+(the rules and limits of ``tree_paths``, over the nested rows ``config_tree`` reads).
 
 ``config_tree`` reads every queue (four queries whatever the size) and marks matches; this keeps
 of it what is open: each partition's root and its children, the ancestors of the matches of a
@@ -15,21 +16,17 @@ from __future__ import annotations
 from typing import Any
 
 from quotaweb.config.selectors import ConfigNotFound, config_tree
-
-LEVEL_ROWS = 50
-SEARCH_ROWS = 100
-# Queues sent at most without a focus or search: whole levels below the roots are sent (closed,
-# as the page always showed them, but ready to open) while they fit.
-SCREEN_ROWS = 60
-
-ERR_TREE_PAGE = (
-    "page must be a whole number from 1 to {last} ({count} queues under {path}), not {value!r}."
+from quotaweb.config.tree_paths import (
+    LEVEL_ROWS,
+    SCREEN_ROWS,
+    SEARCH_ROWS,
+    TreePageInvalid,
+    page_number,
 )
+
+__all__ = ["TreePageInvalid", "config_tree_fragment", "config_tree_window"]
+
 ERR_NO_QUEUE = "There is no queue {path!r} in partition {partition!r}."
-
-
-class TreePageInvalid(ValueError):
-    """``page`` out of range; ``str()`` says what it accepts."""
 
 
 def _nested(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -47,15 +44,6 @@ def _nested(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if node["has_children"]:
             stack.append(last["kids"])
     return top
-
-
-def _page(value: str | None, *, count: int, path: str) -> int:
-    last = max(1, -(-count // LEVEL_ROWS))
-    if value in (None, ""):
-        return 1
-    if value.isascii() and value.isdigit() and len(value) < 10 and 1 <= int(value) <= last:
-        return int(value)
-    raise TreePageInvalid(ERR_TREE_PAGE.format(last=last, count=count, path=path, value=value))
 
 
 def _sent(roots: list[dict[str, Any]]) -> set[str]:
@@ -119,7 +107,7 @@ def config_tree_window(*, query: str = "", partition: str = "", focus: str = "",
             target = _find(roots, focus)
             if target is None:
                 raise ConfigNotFound(ERR_NO_QUEUE.format(path=focus, partition=partition))
-            number = _page(page, count=len(target["kids"]), path=focus)
+            number = page_number(page, count=len(target["kids"]), path=focus)
         keep = None
         if context["query"]:
             keep = set()
@@ -149,7 +137,7 @@ def config_tree_fragment(*, partition: str, path: str, page: str | None = None) 
         target = _find(_nested(found["items"]), path)
         if target is None:
             break
-        number = _page(page, count=len(target["kids"]), path=path)
+        number = page_number(page, count=len(target["kids"]), path=path)
         parent = {**target, "open": True}
         items: list[dict[str, Any]] = []
         _emit(parent, items, keep=None, focus=path, page=number)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from quotaweb.usage.tree_window import LEVEL_ROWS
+from quotaweb.config.tree_paths import LEVEL_ROWS
 from tests.browser.demo_login import page_signed_in
 from tests.browser.test_axe_finds_no_serious_violation import BLOCKING_IMPACTS, RUN_AXE
 from tests.server_process import ServerProcess, free_port

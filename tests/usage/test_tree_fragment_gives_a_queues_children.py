@@ -9,8 +9,8 @@ import re
 import pytest
 from django.urls import reverse
 
+from quotaweb.config.tree_paths import LEVEL_ROWS
 from quotaweb.teams.services import team_link_create
-from quotaweb.usage.tree_window import LEVEL_ROWS
 from tests.usage.large_tree import BIG, engines_large
 
 pytestmark = pytest.mark.django_db

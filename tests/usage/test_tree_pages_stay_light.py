@@ -12,7 +12,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from quotaweb.usage.tree_window import LEVEL_ROWS, SCREEN_ROWS, SEARCH_ROWS
+from quotaweb.config.tree_paths import LEVEL_ROWS, SCREEN_ROWS, SEARCH_ROWS
 from tests.usage.large_tree import BIG, QUEUES, engines_large
 
 pytestmark = pytest.mark.django_db

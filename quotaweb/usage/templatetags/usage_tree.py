@@ -15,9 +15,10 @@ from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
+from quotaweb.config.tree_paths import More
 from quotaweb.css_sizes import depth_class
 from quotaweb.usage.templatetags.usage_rows import _SAFE, _bar, _bars, _linker, _row
-from quotaweb.usage.tree_window import More, Shown, Window
+from quotaweb.usage.tree_window import Shown, Window
 from trackers.resources import format_resource, format_resource_raw
 
 register = template.Library()
