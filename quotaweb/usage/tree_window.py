@@ -8,7 +8,7 @@ Each open queue is one live scope, ``queue:<path>`` (the queue and its children)
 follows what is shown and nothing else: at most ``PAGE_SCOPES`` of them.
 
 The figures of a row (its effective limits) need every queue above it, which the whole tree
-read gives; only the rows shown are built.
+read gives; only the rows shown, and the queues above them, are built.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any
 from quotaweb.config import tree_paths
 from quotaweb.config.queue_tree import partition_queues
 from quotaweb.config.tree_paths import SEARCH_ROWS, More, PathEntry, PathWindow
-from quotaweb.usage.limits import Level, TreeRow, queue_level, tree_levels, tree_row, walk_tree
+from quotaweb.usage.limits import Level, TreeRow, ancestors, queue_level, tree_row, walk_tree
 from quotaweb.usage.page_selectors import (
     UsageBadRequest,
     UsageNotFound,
@@ -87,7 +87,13 @@ def _window(partition: str, pick) -> Window:
         raise TreeNotFound(f"{error} (partition {partition!r})") from None
     except tree_paths.TreePageInvalid as error:
         raise TreeBadRequest(str(error)) from None
-    levels = tree_levels(root, queue_level)
+    # Only the rows shown and the queues above them: a row's limits need no other.
+    needed = {"root"}
+    for entry in paths.entries:
+        if isinstance(entry, PathEntry):
+            needed.add(entry.path)
+            needed.update(ancestors(entry.path))
+    levels = {path: queue_level(nodes[path]) for path in needed if path in nodes}
     entries: list[Shown | More] = [
         Shown(entry.path, entry.depth, entry.children, entry.open,
               tree_row(levels, entry.path), nodes[entry.path])
