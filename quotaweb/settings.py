@@ -89,7 +89,8 @@ MIDDLEWARE = [
     # Above WhiteNoise: static files get the policy too (a stray SVG opened directly runs no
     # script).
     "csp.middleware.CSPMiddleware",
-    "whitenoise.middleware.WhiteNoiseMiddleware",
+    # WhiteNoise, with gzip copies of the text files (no collectstatic step).
+    "quotaweb.compression.CompressedStaticFiles",
     # Below WhiteNoise (it answers static files itself) and above everything that writes the
     # body, so the whole body is what gets compressed: quotaweb.compression.
     "quotaweb.compression.CompressedAnswers",

@@ -7,6 +7,7 @@ app_name = "config"
 urlpatterns = [
     path("", views.tree, name="tree"),
     path("queues/<str:partition>/<path:queue_path>/", views.queue, name="queue"),
+    path("tree/<str:partition>/<path:queue_path>/", views.tree_fragment, name="tree-fragment"),
     path("draft/", views.draft, name="draft"),
     path("yaml/", views.yaml_page, name="yaml"),
     path("import/elasticquota/", format_views.elasticquota_import, name="import-elasticquota"),

@@ -22,7 +22,7 @@ from django.views.decorators.http import require_http_methods, require_safe
 
 from quotaweb.accounts.decorators import admin_required, viewer_required
 from quotaweb.accounts.roles import is_quota_admin
-from quotaweb.config import edits, forms, selectors, services
+from quotaweb.config import edits, forms, selectors, services, tree_window
 from quotaweb.config.configmap import configmap_render, configmap_unwrap
 from quotaweb.config.models import ConfigVersion
 from quotaweb.config.resource_types import (
@@ -83,8 +83,31 @@ def _not_found(request: HttpRequest, message: str) -> HttpResponse:
 @viewer_required
 @require_safe
 def tree(request: HttpRequest) -> HttpResponse:
-    context = selectors.config_tree(query=request.GET.get("q", ""))
-    return render(request, "config/tree.html", context)
+    params = request.GET
+    return _tree_answer(request, "config/tree.html", lambda: tree_window.config_tree_window(
+        query=params.get("q", ""), partition=params.get("partition", ""),
+        focus=params.get("focus", "").strip(), page=params.get("page"),
+    ))
+
+
+@viewer_required
+@require_safe
+def tree_fragment(request: HttpRequest, partition: str, queue_path: str) -> HttpResponse:
+    """The list items of one page of a queue's children, for the tree page to open it in place
+    (``static/js/queue-tree.js``)."""
+    return _tree_answer(request, "config/_tree_items.html", lambda: (
+        tree_window.config_tree_fragment(
+            partition=partition, path=queue_path, page=request.GET.get("page"))
+    ))
+
+
+def _tree_answer(request: HttpRequest, template: str, read) -> HttpResponse:
+    try:
+        return render(request, template, read())
+    except selectors.ConfigNotFound as error:
+        return _not_found(request, str(error))
+    except tree_window.TreePageInvalid as error:
+        return _problem(request, status=400, title="Cannot show this", message=str(error))
 
 
 # -- a queue: read by everyone, edited into the admin's draft -----------------------------------
@@ -513,6 +536,12 @@ def _draft_broken(request: HttpRequest, error: Exception) -> HttpResponse:
 # -- YAML: view, upload or paste, validate, preview, apply --------------------------------------
 
 
+# A document above this size is not put in the page whole (issue 27: a page under 300 KB at any
+# size): the paste box starts empty and the listing shows the first YAML_HEAD_LINES lines.
+YAML_SHOWN_BYTES = 200_000
+YAML_HEAD_LINES = 2_000
+
+
 def yaml_context(request: HttpRequest, **more: Any) -> dict[str, Any]:
     """What the YAML page shows beside its form: the active version, its partitions (for the
     export links) and, for an admin, the ElasticQuota import form."""
@@ -522,6 +551,13 @@ def yaml_context(request: HttpRequest, **more: Any) -> dict[str, Any]:
         if current is not None else []
     )
     context: dict[str, Any] = {"current": current, "partitions": partitions}
+    if current is not None and len(current.yaml) > YAML_SHOWN_BYTES:
+        # A large site's document is megabytes: the page shows its head, the download the rest.
+        lines = current.yaml.splitlines()
+        context["yaml_head"] = "\n".join(lines[:YAML_HEAD_LINES])
+        context["yaml_head_lines"] = min(len(lines), YAML_HEAD_LINES)
+        context["yaml_lines"] = len(lines)
+        context["yaml_kilobytes"] = len(current.yaml.encode()) // 1000
     if can_edit(request):
         context["eq_form"] = forms.ElasticQuotaForm(prefix="eq")
     return {**context, **more}
@@ -535,10 +571,14 @@ def yaml_page(request: HttpRequest) -> HttpResponse:
     if not can_edit(request):
         return render(request, "config/yaml.html", context)
     if request.method != "POST":
+        initial: dict[str, Any] = {"base_version": current.number if current else None}
+        if "yaml_head" in context:
+            initial["text"] = ""  # too large to carry in the page: downloaded, edited, uploaded
         context["form"] = forms.YamlForm(
-            initial={"base_version": current.number if current else None},
-            current_text=current.yaml if current else "",
+            initial=initial, current_text=current.yaml if current else "",
         )
+        # The paste box starts with the active document: shown there, not a second time below.
+        context["yaml_in_form"] = current is not None and "yaml_head" not in context
         return render(request, "config/yaml.html", context)
     form = forms.YamlForm(
         request.POST, request.FILES, current_text=current.yaml if current else ""

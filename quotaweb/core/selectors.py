@@ -17,7 +17,7 @@ from quotaweb.engine.owners import UNIT_TREES
 from quotaweb.engine.quotatrees import trees_loaded
 from quotaweb.postgresql.waits import deadline, unavailable_reason
 from quotaweb.quotatrees.selectors import tree_metric_series
-from quotaweb.usage import page_selectors
+from quotaweb.usage.tree_window import tree_window
 
 # Set once by ``manage.py web``: this process serves live sockets for an engine owner in another
 # process and loads no engines by design, so its health is its channel layer's.
@@ -89,8 +89,8 @@ def node_health() -> dict[str, Any]:
 
 
 def partition_overviews() -> list[dict] | None:
-    """One entry per partition with its counts, its queues' usage rows (what the usage
-    overview draws and its socket keeps live) and its queue tree with the limits, or None while
+    """One entry per partition with its counts and the part of its queue tree that fits a
+    screen (what the usage overview opens with, and its socket keeps live), or None while
     starting."""
     try:
         gateway = engines_get()
@@ -99,7 +99,7 @@ def partition_overviews() -> list[dict] | None:
     overviews = []
     for name in gateway.partitions():
         summary = gateway.summary(name)
-        usage = page_selectors.partition_overview(partition=name)
+        window = tree_window(partition=name)
         overviews.append(
             {
                 "name": name,
@@ -107,10 +107,9 @@ def partition_overviews() -> list[dict] | None:
                 "queue_count": summary["queues"],
                 "user_count": summary["users"],
                 "group_count": summary["groups"],
-                "tree": gateway.queues_usage(name),
-                "rows": usage["rows"],
-                "root": usage["root"],
-                "scopes": usage["scopes"],
+                "window": window,
+                "root": window.root,
+                "scopes": window.scopes,
             }
         )
     return overviews

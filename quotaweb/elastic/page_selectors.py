@@ -23,6 +23,7 @@ from quotaweb.elastic.selectors import (
     elastic_settings_row,
     elastic_view,
 )
+from quotaweb.elastic.tree_window import ElasticTreeNotFound, ElasticTreePageInvalid, elastic_tree
 from quotaweb.engine.gateway import UnknownPartition, engines_get
 from trackers import InvalidRequest
 from trackers.resources import format_quantity, format_resource
@@ -304,8 +305,12 @@ def scaling_notes(queues: list[Mapping[str, Any]]) -> list[str]:
     return notes
 
 
-def elastic_page(*, partition: str, show_picks: bool = False) -> dict[str, Any]:
-    """The elastic page of a partition: settings, the tree's rows, the over-use list. What
+def elastic_page(
+    *, partition: str, show_picks: bool = False, focus: str = "", page: str | None = None,
+    query: str = "",
+) -> dict[str, Any]:
+    """The elastic page of a partition: settings, the rows of the queues shown (``focus``,
+    ``page`` and ``query`` as ``elastic.tree_window`` reads them), the over-use list. What
     revocation would pick is listed while elastic quota is on, or when ``show_picks`` asks for
     it, at most ``PICKS_SHOWN`` per queue with a count of the rest."""
     partitions = _known(partition)
@@ -314,6 +319,13 @@ def elastic_page(*, partition: str, show_picks: bool = False) -> dict[str, Any]:
         over_use = elastic_over_use(partition=partition)
     except UnknownPartition as error:  # a configuration switch dropped it meanwhile
         raise ElasticNotFound(str(error)) from None
+    try:
+        window = elastic_tree(queues=view["queues"], build=queue_row, focus=focus, page=page,
+                              query=query)
+    except ElasticTreeNotFound as error:
+        raise ElasticNotFound(str(error)) from None
+    except ElasticTreePageInvalid as error:
+        raise ElasticBadRequest(str(error)) from None
     for item in over_use:
         item["since_at"] = _moment(item["since"])
         item["revoke_at"] = _moment(item["revokeAt"])
@@ -335,7 +347,7 @@ def elastic_page(*, partition: str, show_picks: bool = False) -> dict[str, Any]:
         "pool": view["pool"],
         "computed_at": _moment(view["computedAt"]),
         "generation": view["generation"],
-        "rows": [queue_row(row) for row in view["queues"]],
+        **window,
         "over_use": over_use,
         "over_paths": " ".join(item["queuePath"] for item in over_use),
         "picks_count": sum(len(item["picks"]) for item in over_use),

@@ -66,8 +66,11 @@ def _page(
     request: HttpRequest, partition: str, *, status: int = 200, **forms: Any
 ) -> HttpResponse:
     """The partition's page, with the admin's forms (bound ones when a change was refused)."""
+    params = request.GET
     context = page_selectors.elastic_page(
-        partition=partition, show_picks=request.GET.get("revocation") == "1"
+        partition=partition, show_picks=params.get("revocation") == "1",
+        focus=params.get("focus", "").strip(), page=params.get("page"),
+        query=params.get("q", "").strip(),
     )
     context["switch_form"] = forms.get("switch_form") or SwitchForm()
     context["total_form"] = forms.get("total_form") or TotalForm(current=context["cluster_total"])

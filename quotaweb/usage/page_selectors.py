@@ -1,5 +1,6 @@
 """Reads for the live usage pages: each page's first state, rendered on the server; one function
-per page, which the views call.
+per page, which the views call (the overview's, which shows part of the tree, is in
+``tree_window``).
 
 The pages then follow the live socket (``static/js/live.js``). The rows and their rules are in
 ``limits`` (bars, trees, effective limits) and ``rows``; the sampled pages draw with ``charts``
@@ -158,20 +159,6 @@ def first_partition() -> str:
     if not partitions:
         raise UsageNotFound(ERR_NO_PARTITIONS)
     return partitions[0]
-
-
-# -- the partition overview ------------------------------------------------------------------------
-
-
-def partition_overview(*, partition: str) -> dict[str, Any]:
-    gateway = _gateway(partition)
-    levels = tree_levels(partition_queues(partition=partition), queue_level)
-    summary = gateway.summary(partition)
-    return _page(
-        partition, gateway, rows=tree_rows(levels), root=levels["root"],
-        user_count=summary["users"], group_count=summary["groups"], scopes=["queues"],
-        over_limit=over_limit_count(partition=partition),
-    )
 
 
 # -- users and groups ------------------------------------------------------------------------------

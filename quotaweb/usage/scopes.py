@@ -5,15 +5,15 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from trackers.names import is_group_name, is_user_name
+from trackers.names import is_group_name, is_queue_name, is_user_name
 from trackers.quotatree.document import TREE_NAME
 
 KINDS = ("users", "groups", "queues", "events", "elastic")
-NAMED_KINDS = ("user", "group", "tree")
+NAMED_KINDS = ("user", "group", "tree", "queue")
 
 ERR_SCOPE = (
     "unknown scope {scope!r}: use users, groups, queues, events, elastic, user:<name>, "
-    "group:<name> or tree:<name>"
+    "group:<name>, tree:<name> or queue:<path>"
 )
 ERR_SCOPE_NAME = "{kind} name {name!r} is not a valid {kind} name"
 
@@ -24,7 +24,8 @@ class ScopeInvalid(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Scope:
-    kind: str  # users, groups, queues, events, elastic, user, group, tree
+    # users, groups, queues, events, elastic, user, group, tree, queue (a queue and its children)
+    kind: str
     name: str = ""
 
     @property
@@ -48,6 +49,9 @@ def scope_parse(text: object) -> Scope:
         raise ScopeInvalid(ERR_SCOPE.format(scope=text))
     if kind == "tree":
         valid = bool(TREE_NAME.match(name))
+    elif kind == "queue":
+        segments = name.split(".")
+        valid = segments[0] == "root" and all(map(is_queue_name, segments))
     else:
         valid = is_user_name(name) if kind == "user" else is_group_name(name)
     if not valid:

@@ -37,6 +37,8 @@ def scope_snapshot(*, partition: str, scope: Scope) -> Any:
         return gateway.group_usage(partition, scope.name)
     if scope.kind == "queues":
         return partition_queues(partition=partition)
+    if scope.kind == "queue":
+        return queue_level_nodes(partition=partition, path=scope.name)
     if scope.kind == "elastic":
         return elastic_view(partition=partition)
     if scope.kind == "tree":
@@ -138,14 +140,18 @@ def partition_updates(
                 changed = view.pop("queues")
                 out.append((scope, {"type": "update", "scope": scope.text, "changed": changed,
                                     "removed": [], "partition": view}))
-        elif scope.kind == "queues":
+        elif scope.kind in ("queues", "queue"):
             if delta.queues and not queues:
                 queues = [
                     {key: value for key, value in node.items() if key != "children"}
                     for node in _walk(partition_queues(partition=partition))
                     if node["queuename"] in delta.queues
                 ]
-            found = (queues, []) if delta.queues else None
+            if scope.kind == "queue":
+                mine = [node for node in queues if _in_level(node["queuename"], scope.name)]
+                found = (mine, []) if mine else None
+            else:
+                found = (queues, []) if delta.queues else None
         else:
             found = (delta.events, []) if delta.events else None
         if found is not None:
@@ -181,6 +187,20 @@ def _objects(names, read) -> tuple[list[Any], list[str]] | None:
         else:
             changed.append(found)
     return changed, removed
+
+
+def queue_level_nodes(*, partition: str, path: str) -> list[dict[str, Any]]:
+    """What the scope ``queue:<path>`` holds: the queue and its children, without their own
+    children (empty when the queue is not there: a configuration switch removed it)."""
+    for node in _walk(partition_queues(partition=partition)):
+        if node["queuename"] == path:
+            return [{key: value for key, value in level.items() if key != "children"}
+                    for level in (node, *node.get("children", ()))]
+    return []
+
+
+def _in_level(queue: str, path: str) -> bool:
+    return queue == path or queue.rpartition(".")[0] == path
 
 
 def _walk(node: dict[str, Any]):

@@ -15,6 +15,7 @@ urlpatterns = [
     path("<str:partition>/groups/", views.groups, name="groups"),
     path("<str:partition>/groups/<path:name>/", views.group, name="group"),
     path("<str:partition>/queues/<path:queue_path>/", views.queue, name="queue"),
+    path("<str:partition>/tree/<path:queue_path>/", views.tree_fragment, name="tree-fragment"),
     path("<str:partition>/activity/", views.activity, name="activity"),
     path("<str:partition>/over-limit/", views.over_limit, name="over_limit"),
     path("<str:partition>/accounting/", views.accounting, name="accounting"),

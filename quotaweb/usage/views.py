@@ -21,7 +21,7 @@ from django.views.decorators.http import require_safe
 
 from quotaweb.accounts.decorators import viewer_required
 from quotaweb.engine.gateway import EngineNotLoaded, UnknownPartition
-from quotaweb.usage import page_selectors
+from quotaweb.usage import page_selectors, tree_window
 from quotaweb.usage.accounting import AccountingInvalid
 from quotaweb.usage.accounting_page import accounting_page
 from quotaweb.usage.forms import FitForm
@@ -78,8 +78,11 @@ def index(request: HttpRequest) -> HttpResponse:
 @require_safe
 @viewer_required
 def overview(request: HttpRequest, partition: str) -> HttpResponse:
+    params = request.GET
     return _page(
-        request, "usage/overview.html", page_selectors.partition_overview, partition=partition
+        request, "usage/overview.html", tree_window.overview_window, partition=partition,
+        focus=params.get("focus", "").strip(), page=params.get("page"),
+        query=params.get("q", "").strip(),
     )
 
 
@@ -213,3 +216,15 @@ def _csv(filename: str, rows: list[list[str]]) -> HttpResponse:
     response["Content-Disposition"] = content_disposition_header(True, filename)
     csv.writer(response).writerows(rows)
     return response
+
+
+@require_safe
+@viewer_required
+def tree_fragment(request: HttpRequest, partition: str, queue_path: str) -> HttpResponse:
+    """The rows of one page of a queue's children, for a tree page that opens it in place
+    (``static/js/usage-tree.js``); without scripts the same link opens the overview on it."""
+    return _page(
+        request, "usage/_tree_fragment.html", lambda **kwargs: {
+            "partition": partition, "window": tree_window.queue_fragment(**kwargs)},
+        partition=partition, path=queue_path, page=request.GET.get("page"),
+    )

@@ -226,29 +226,21 @@ function queueBody(page, row, sig, enabled, kit) {
   }, rows);
 }
 
+// The server shows part of the tree (quotaweb/elastic/tree_window.py): the queues it drew are
+// redrawn in place when their figures change, and keep their arrows; none are added or removed.
 function drawTable(page, rows, enabled, kit) {
   const table = page.root.querySelector("[data-elastic-table]");
   if (!table) return;
-  const existing = new Map([...table.tBodies].map((body) => [body.dataset.key, body]));
-  const wanted = [];
-  for (const row of rows.values()) {
+  for (const old of table.querySelectorAll("tbody[data-key]")) {
+    const row = rows.get(old.dataset.key);
+    if (!row) continue;
     const sig = stateSig(rowSig(row), enabled);
-    const old = existing.get(row.queuePath);
-    existing.delete(row.queuePath);
-    if (old && old.dataset.sig === sig) {
-      wanted.push(old);
-      continue;
-    }
+    if (old.dataset.sig === sig) continue;
     const fresh = queueBody(page, row, sig, enabled, kit);
-    if (old) old.replaceWith(fresh);
+    const twisty = old.querySelector("th.qname > .twisty");
+    if (twisty) fresh.querySelector("th.qname")?.prepend(twisty);
+    old.replaceWith(fresh);
     for (const tr of fresh.rows) kit.flash(tr);
-    wanted.push(fresh);
-  }
-  for (const old of existing.values()) old.remove();
-  let previous = table.tHead;
-  for (const body of wanted) {
-    if (previous.nextElementSibling !== body) previous.after(body);
-    previous = body;
   }
 }
 

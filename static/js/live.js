@@ -44,6 +44,9 @@ const GIVE_UP = new Map([
 // update(scope, state, message) -> state, render(page, state, kit) }. The connection, the
 // badge, resyncs and reconnects stay this script's.
 const VIEWS = (globalThis.quotawebLiveViews ??= {});
+// Subscriptions a socket may hold (quotaweb/usage/consumers.py, MAX_SCOPES): a tree page adds one
+// per queue opened (static/js/usage-tree.js) and stops following more beyond it.
+const MAX_SCOPES = 64;
 
 function ownView(name) {
   return Object.hasOwn(VIEWS, name) ? VIEWS[name] : null;
@@ -533,7 +536,7 @@ class Page {
   // its scope has arrived.
   render(state) {
     const view = this.root.dataset.view;
-    if (view === "overview") this.overview(state.get("queues"));
+    if (view === "overview") this.overview(state);
     else if (view === "users" || view === "groups") this.entities(view, state);
     else if (view === "user") this.user(state.get(this.scopes[0]));
     else if (view === "group") this.group(state);
@@ -542,10 +545,26 @@ class Page {
     else ownView(view)?.render(this, state, KIT);
   }
 
-  overview(queues) {
-    if (!queues) return;
-    const levels = levelsOf([...queues.values()], queueLevel);
-    reconcile(this.rows("tree"), this.treeRows(levels));
+  // A tree page shows part of the tree (quotaweb/usage/tree_window.py): one queue:<path> scope
+  // per open queue, each the queue and its children. Rows are neither added nor removed here
+  // (usage-tree.js does that); a shown row whose figures changed gets new cells.
+  overview(state) {
+    const levels = new Map();
+    for (const [scope, nodes] of state) {
+      if (!scope.startsWith("queue:") || !nodes) continue;
+      for (const node of nodes.values()) levels.set(node.queuename, queueLevel(node));
+    }
+    for (const tr of this.rows("tree").querySelectorAll("tr[data-key]")) {
+      if (!levels.has(tr.dataset.key)) continue;
+      const row = treeRow(levels, tr.dataset.key);
+      if (tr.dataset.sig === row.sig) continue;
+      // The name cell keeps its open/close link.
+      const [, bars, apps] = this.treeRowElement(row).children;
+      tr.children[1].replaceWith(bars);
+      tr.children[2].replaceWith(apps);
+      tr.dataset.sig = row.sig;
+      flash(tr);
+    }
     const root = levels.get("root");
     if (!root) return;
     replaceField(this.root, "running", String(root.running));
@@ -813,6 +832,7 @@ function fromSnapshot(scope, data) {
   if (scope === "queues") {
     return new Map(walk(data).map(({ children, ...node }) => [node.queuename, node]));
   }
+  if (scope.startsWith("queue:")) return new Map(data.map((node) => [node.queuename, node]));
   if (scope === "events") return new Map(data.map((event) => [event.seq, event]));
   return data; // user:<name> or group:<name>: one object, or null when unknown
 }
@@ -824,7 +844,7 @@ function withUpdate(scope, current, changed, removed) {
     for (const name of removed) current.delete(name);
     return current;
   }
-  if (scope === "queues") {
+  if (scope === "queues" || scope.startsWith("queue:")) {
     for (const node of changed) current.set(node.queuename, node);
     return current;
   }
@@ -856,6 +876,27 @@ class Live {
     this.lastUpdate = null;
     this.timers = {};
     this.drawing = false;
+  }
+
+  // Scopes a page adds or drops while open (a tree page opening or closing a queue).
+  rescope({ add = [], remove = [] }) {
+    const scopes = this.page.scopes;
+    for (const scope of remove) {
+      if (!scopes.includes(scope)) continue;
+      scopes.splice(scopes.indexOf(scope), 1);
+      this.arrived(scope);
+      this.state.delete(scope);
+      this.seq.delete(scope);
+      this.send({ type: "unsubscribe", scope });
+    }
+    for (const scope of add) {
+      if (scopes.includes(scope) || scopes.length >= MAX_SCOPES) continue;
+      scopes.push(scope);
+      // Not open yet: the opening subscribes to every scope of the page.
+      if (this.socket?.readyState !== WebSocket.OPEN) continue;
+      this.expect(scope);
+      this.send({ type: "subscribe", scope });
+    }
   }
 
   start() {
@@ -1049,6 +1090,9 @@ for (const root of document.querySelectorAll("[data-live]")) {
   // A page with nothing to follow (an older page of the activity feed, an empty list) stays as
   // the server drew it.
   if (badge && root.dataset.scopes.trim() && "WebSocket" in window) {
-    new Live(new Page(root), badge).start();
+    const live = new Live(new Page(root), badge);
+    // A tree page opening or closing a queue (usage-tree.js).
+    root.addEventListener("quotaweb:scopes", (event) => live.rescope(event.detail));
+    live.start();
   }
 }

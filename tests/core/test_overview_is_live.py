@@ -22,7 +22,7 @@ def test_each_partition_is_a_live_part_with_bars_and_links(viewer_client, gatewa
     assert html.count("data-live ") == 2
     default = _section(html, "default")
     assert 'data-view="overview"' in default
-    assert 'data-scopes="queues"' in default
+    assert 'data-scopes="queue:root queue:root.' in default
     assert "data-live-badge" in default
     assert 'data-field="running"' in default
     tree = re.search(r'<tbody data-rows="tree">(.*?)</tbody>', default, re.S).group(1)

@@ -74,9 +74,9 @@ def test_other_partitions_are_one_click_away(viewer_client, db):
     assert f'<a href="{reverse("usage:overview", args=["gpu"])}">gpu</a>' in html
 
 
-def test_the_page_subscribes_to_the_queue_tree(viewer_client, db):
+def test_the_page_subscribes_to_the_queues_it_shows_open(viewer_client, db):
     engines_pages()
     html = viewer_client.get(OVERVIEW).content.decode()
     assert 'data-view="overview"' in html
-    assert 'data-partition="default" data-scopes="queues"' in html
+    assert 'data-partition="default" data-scopes="queue:root queue:root.eng"' in html
     assert 'data-queue-url="/usage/default/queues/__path__/"' in html

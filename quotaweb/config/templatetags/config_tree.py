@@ -4,7 +4,7 @@ tags each takes most of a second; this takes a small fraction of that for the sa
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 from django import template
 from django.urls import reverse
@@ -59,13 +59,55 @@ def _node(node: dict[str, Any], url_prefix: str, url_suffix: str) -> str:
     return f"{head}{row}</li>"
 
 
+def _load(load: dict[str, Any], page: str, fragment: tuple[str, str]) -> str:
+    """What a closed queue's list holds until it is opened: a link to the page focused on it
+    (without scripts), whose ``data-children`` names the fragment that replaces it."""
+    path = load["path"]
+    href = escape(f"{page}?{urlencode({'partition': fragment[2], 'focus': path})}")
+    url = escape(f"{fragment[0]}{quote(path, safe='/:@')}{fragment[1]}")
+    return (f'<li class="cq-load"><a href="{href}" data-children="{url}">'
+            f'{_plural(load["count"], "queue")} under {escape(load["name"])}</a></li>')
+
+
+def _more(more: dict[str, Any], page: str, fragment: tuple[str, str]) -> str:
+    path = more["path"]
+    partition = fragment[2]
+    query = urlencode({"partition": partition, "focus": path, "page": more["page"]})
+    href = escape(f"{page}?{query}")
+    url = escape(f"{fragment[0]}{quote(path, safe='/:@')}{fragment[1]}?page={more['page']}")
+    field = escape(f"cq-q-{partition}-{path}")
+    return (
+        f'<li class="cq-more"><span class="hint">Queues {more["first"]}&ndash;{more["last"]} of '
+        f'{more["total"]} under <code>{escape(path)}</code>.</span> '
+        f'<a href="{href}" data-more="{url}">Show more</a> '
+        f'<form method="get" action="{escape(page)}" class="tree-search level-search" '
+        'role="search">'
+        f'<input type="hidden" name="partition" value="{escape(partition)}">'
+        f'<input type="hidden" name="focus" value="{escape(path)}">'
+        f'<label for="{field}">Find under {escape(path.rpartition(".")[2])}</label>'
+        f'<input id="{field}" type="search" name="q"><button class="button">Find</button>'
+        f'</form></li>'
+    )
+
+
 @register.simple_tag
 def queue_tree_items(partition: str, items: list[dict[str, Any]]) -> SafeString:
-    """The ``<li>`` elements of ``config_tree``'s flattened items, nested lists closed in place."""
+    """The ``<li>`` elements of ``config_tree``'s flattened items, nested lists closed in place;
+    ``quotaweb.config.tree_window``'s ``load`` and ``more`` items as links that open more."""
     url = reverse("config:queue", args=[partition, _PLACEHOLDER])
     url_prefix, _, url_suffix = url.partition(_PLACEHOLDER)
-    out = [
-        "</ul></details></li>" if "close" in item else _node(item["node"], url_prefix, url_suffix)
-        for item in items
-    ]
+    page = reverse("config:tree")
+    prefix, _, suffix = reverse(
+        "config:tree-fragment", args=[partition, _PLACEHOLDER]).partition(_PLACEHOLDER)
+    fragment = (prefix, suffix, partition)
+    out = []
+    for item in items:
+        if "close" in item:
+            out.append("</ul></details></li>")
+        elif "load" in item:
+            out.append(_load(item["load"], page, fragment))
+        elif "more" in item:
+            out.append(_more(item["more"], page, fragment))
+        else:
+            out.append(_node(item["node"], url_prefix, url_suffix))
     return mark_safe("\n".join(out))  # every value above is escaped

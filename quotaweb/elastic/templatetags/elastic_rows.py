@@ -5,7 +5,7 @@ keep the two in step."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 from django import template
 from django.urls import reverse
@@ -13,6 +13,7 @@ from django.utils.html import escape
 from django.utils.http import RFC3986_SUBDELIMS
 from django.utils.safestring import SafeString, mark_safe
 
+from quotaweb.config.tree_paths import More, PathEntry
 from quotaweb.css_sizes import LEFT, WIDTH, depth_class, percent_class
 from quotaweb.elastic.page_selectors import Bar, Line, QueueRow, scale_factor
 from trackers.resources import format_quantity, format_resource
@@ -106,7 +107,8 @@ def _cells(line: Line, explain: Callable[[str], str]) -> str:
 
 
 def _queue_cell(
-    row: QueueRow, link: Callable[[str, str], str], rowspan: int, *, enabled: bool
+    row: QueueRow, link: Callable[[str, str], str], rowspan: int, *, enabled: bool,
+    toggle: str = "",
 ) -> str:
     tags = []
     if row.system:
@@ -120,7 +122,7 @@ def _queue_cell(
     notes = "".join(f'<p class="hint enote">{escape(note)}</p>' for note in row.notes)
     span = f' rowspan="{rowspan}"' if rowspan > 1 else ""
     return (
-        f'<th scope="rowgroup"{span} class="qname">{link(row.path, row.name)}'
+        f'<th scope="rowgroup"{span} class="qname">{toggle}{link(row.path, row.name)}'
         f'{" " + " ".join(tags) if tags else ""}{notes}</th>'
     )
 
@@ -133,10 +135,10 @@ def row_state_sig(sig: str, *, enabled: bool) -> str:
 
 def queue_body(
     row: QueueRow, link: Callable[[str, str], str], explain_of: Callable[[str, str], str],
-    *, enabled: bool,
+    *, enabled: bool, toggle: str = "",
 ) -> str:
     lines = row.lines
-    head = _queue_cell(row, link, max(1, len(lines)), enabled=enabled)
+    head = _queue_cell(row, link, max(1, len(lines)), enabled=enabled, toggle=toggle)
     if not lines:
         body = (f'<tr>{head}<th scope="row" class="kind">&ndash;</th>'
                 '<td colspan="10" class="hint">no resource figures</td></tr>')
@@ -152,13 +154,57 @@ def queue_body(
     )
 
 
+def _toggle(entry: PathEntry, page: str) -> str:
+    """A queue's arrow: a link to the page focused on it (open: on its parent, to close it)."""
+    if not entry.children:
+        return '<span class="twisty" aria-hidden="true"></span>'
+    target = entry.path.rpartition(".")[0] or entry.path if entry.open else entry.path
+    verb = "Close" if entry.open else "Open"
+    label = escape(f"{verb} {entry.path} ({entry.children} queue"
+                   f"{'s' if entry.children != 1 else ''})")
+    return (
+        f'<a class="twisty" href="{escape(page)}?{escape(urlencode({"focus": target}))}" '
+        f'aria-expanded="{str(entry.open).lower()}" title="{label}"><span aria-hidden="true">'
+        f'{"▾" if entry.open else "▸"}</span><span class="visually-hidden">{label}</span></a>'
+    )
+
+
+def _more(more: More, page: str, *, partition: str, query: str) -> str:
+    parent = escape(more.parent)
+    links = []
+    if more.page > 1:
+        links.append(f'<a href="{escape(page)}?'
+                     f'{escape(urlencode({"focus": more.parent, "page": more.page - 1}))}">'
+                     'Previous</a>')
+    if more.page < more.pages:
+        links.append(f'<a href="{escape(page)}?'
+                     f'{escape(urlencode({"focus": more.parent, "page": more.page + 1}))}">'
+                     'Show more</a>')
+    field = escape(f"elastic-q-{partition}-{more.parent}")
+    return (
+        f'<tbody class="emore {depth_class(more.depth + 1)}" data-more-of="{parent}"><tr>'
+        f'<td colspan="12"><span class="hint">Queues {more.first}&ndash;{more.last} of '
+        f'{more.total} under <code>{parent}</code>.</span> {" ".join(links)} '
+        f'<form method="get" action="{escape(page)}" class="tree-search level-search" '
+        f'role="search"><input type="hidden" name="focus" value="{parent}">'
+        f'<label for="{field}">Find under {escape(more.parent.rpartition(".")[2])}</label>'
+        f'<input id="{field}" type="search" name="q" value="{escape(query)}">'
+        '<button class="button">Find</button></form></td></tr></tbody>'
+    )
+
+
 @register.simple_tag
-def elastic_rows(partition: str, rows: Iterable[QueueRow], enabled: bool) -> SafeString:
-    """Every queue as a ``<tbody>`` of one row per resource type."""
+def elastic_rows(
+    partition: str, window: Iterable[tuple[QueueRow, PathEntry] | More], enabled: bool,
+    query: str = "",
+) -> SafeString:
+    """Each queue shown as a ``<tbody>`` of one row per resource type, with its arrow; a long
+    level's pager as a ``<tbody>`` of its own."""
     prefix, _, suffix = reverse(
         "usage:queue", args=[partition, _PLACEHOLDER]
     ).partition(_PLACEHOLDER)
     explain = reverse("elastic:explain", args=[partition])
+    page = reverse("elastic:page", args=[partition])
 
     def link(path: str, text: str) -> str:
         href = escape(f"{prefix}{quote(path, safe=_SAFE)}{suffix}")
@@ -167,5 +213,10 @@ def elastic_rows(partition: str, rows: Iterable[QueueRow], enabled: bool) -> Saf
     def explain_of(path: str, kind: str) -> str:
         return f"{explain}?queue={quote(path, safe='')}&resource={quote(kind, safe='')}"
 
-    bodies = (queue_body(row, link, explain_of, enabled=enabled) for row in rows)
+    bodies = (
+        _more(entry, page, partition=partition, query=query) if isinstance(entry, More)
+        else queue_body(entry[0], link, explain_of, enabled=enabled,
+                        toggle=_toggle(entry[1], page))
+        for entry in window
+    )
     return mark_safe("\n".join(bodies))  # escaped
