@@ -251,6 +251,13 @@ AUTHENTICATION_BACKENDS = [
     # Django's ModelBackend, refusing local passwords while QUOTAWEB_LOCAL_LOGIN=0.
     "quotaweb.accounts.backends.LocalPasswordBackend",
 ]
+# Roles of directory users (LDAP, OpenID Connect) from their directory groups, read on every
+# request: docs/authentication.md. A directory user in neither list gets QUOTAWEB_DEFAULT_ROLE
+# ("member": their own and their groups' usage only; "viewer": every page, read-only). Local
+# accounts keep their rule (staff or the quota-admins group).
+QUOTAWEB_ADMIN_GROUPS = env_list("QUOTAWEB_ADMIN_GROUPS", [])
+QUOTAWEB_VIEWER_GROUPS = env_list("QUOTAWEB_VIEWER_GROUPS", [])
+QUOTAWEB_DEFAULT_ROLE = env_str("QUOTAWEB_DEFAULT_ROLE", "member", choices=("member", "viewer"))
 AXES_FAILURE_LIMIT = QUOTAWEB_LOGIN_FAILURES
 AXES_COOLOFF_TIME = timedelta(seconds=QUOTAWEB_LOGIN_COOLOFF_SECONDS)
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]

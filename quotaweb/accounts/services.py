@@ -1,4 +1,4 @@
-"""Writes for accounts: the ``quota-admins`` group and the demo's two logins."""
+"""Writes for accounts: the ``quota-admins`` group, the demo's two logins and the sign-in audit."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, Permission
 from django.db import transaction
 
+from quotaweb.accounts.models import AuthEvent
 from quotaweb.accounts.roles import QUOTA_ADMINS_GROUP, ROLE_ADMIN, ROLE_VIEWER, Role
 from quotaweb.env import env_str
 
@@ -113,3 +114,13 @@ def _demo_user_ensure(*, username: str, password: str, is_staff: bool):
     if changed:
         user.save()
     return user
+
+
+def auth_event_record(
+    *, kind: str, username: str, source: str, detail: str = "", address: str | None = None,
+) -> AuthEvent:
+    """One line of the sign-in audit (``AuthEvent``); names are cut to their columns."""
+    return AuthEvent.objects.create(
+        kind=kind, username=username[:255], source=source[:8], detail=detail[:300],
+        address=address or None,
+    )
