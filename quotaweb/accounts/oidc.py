@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import logging
 from collections.abc import Mapping
 from typing import Any
 
@@ -23,8 +24,16 @@ import requests
 from authlib.integrations.base_client.errors import MismatchingStateError, OAuthError
 from authlib.integrations.django_client import OAuth
 from django.conf import settings
+from django.contrib.auth.models import AbstractUser
 from django.http import HttpRequest, HttpResponse
 from joserfc.errors import ExpiredTokenError, InvalidClaimError, JoseError, MissingClaimError
+
+from quotaweb.accounts.directory import DirectoryUserRefused, directory_user_sync
+from quotaweb.accounts.models import AuthEvent, DirectoryIdentity
+from quotaweb.accounts.services import auth_event_record
+
+logger = logging.getLogger(__name__)
+SOURCE_OIDC = DirectoryIdentity.SOURCE_OIDC
 
 ERR_NOT_CONFIGURED = "Single sign-on is not configured on this site (QUOTAWEB_OIDC_ISSUER)."
 ERR_UNAVAILABLE = (
@@ -58,6 +67,8 @@ ERR_GROUPS_CLAIM = (
     "This sign-in was refused: the {claim} claim from {name} is not a list of group names "
     "(QUOTAWEB_OIDC_GROUPS_CLAIM). Nothing was changed."
 )
+
+ERR_DIRECTORY_REFUSED = "This sign-in was refused: {why}"
 
 
 class OidcFailure(Exception):
@@ -248,3 +259,42 @@ def oidc_logout_url(*, id_token: str, post_logout_redirect_uri: str) -> str | No
         post_logout_redirect_uri=post_logout_redirect_uri, id_token_hint=id_token
     )
     return str(result["url"])
+
+
+def oidc_user_sign_in(*, person: OidcPerson, address: str | None) -> AbstractUser:
+    """The Django user for a person the provider signed in, with their groups as of now (and so
+    their role), the sign-in recorded in the audit. Raises ``OidcRefused`` for a name that is a
+    local account, recorded as a refused sign-in."""
+    try:
+        user = directory_user_sync(
+            username=person.username, groups=person.groups, source=SOURCE_OIDC,
+            email=person.email, full_name=person.full_name,
+        )
+    except DirectoryUserRefused as refused:
+        failure = OidcRefused(
+            ERR_DIRECTORY_REFUSED.format(why=refused), reason="local-account-name"
+        )
+        oidc_refusal_record(failure=failure, address=address, username=person.username)
+        raise failure from None
+    groups = ", ".join(person.groups) or "none"
+    auth_event_record(
+        kind=AuthEvent.KIND_SIGN_IN, username=person.username, source=SOURCE_OIDC,
+        detail=f"groups: {groups}", address=address,
+    )
+    logger.info("OpenID Connect sign-in: %s (groups: %s)", person.username, groups)
+    return user
+
+
+def oidc_refusal_record(
+    *, failure: OidcFailure, address: str | None, username: str = ""
+) -> None:
+    """A sign-in through the provider that did not happen, in the audit and the log (the
+    reason only: never a code, a token or the provider's answer)."""
+    auth_event_record(
+        kind=AuthEvent.KIND_DENIED, username=username or "(unknown)", source=SOURCE_OIDC,
+        detail=failure.reason, address=address,
+    )
+    logger.warning(
+        "OpenID Connect sign-in refused (%s)%s", failure.reason,
+        f" for {username}" if username else "",
+    )

@@ -6,8 +6,9 @@
 //   OIDC_REDIRECT_URIS        the client's redirect URIs, space-separated
 //   OIDC_POST_LOGOUT_URIS     where the provider may send a browser after logout, space-separated
 //   OIDC_ID_TOKEN_TTL         seconds an ID token is valid (default 600)
-//   OIDC_CLOCK_OFFSET         seconds the provider's clock is off (negative: behind), so the
-//                             tokens it issues are already expired when they arrive
+//   OIDC_CLOCK_OFFSET         seconds the token endpoint's clock is off (negative: behind), so
+//                             the ID tokens it issues are already expired when they arrive (the
+//                             rest of the provider keeps the true time: its cookies must live)
 // Prints "ready <issuer>" on stdout once it listens.
 import { readFileSync } from 'node:fs';
 import Provider from 'oidc-provider';
@@ -17,10 +18,7 @@ const issuer = `http://127.0.0.1:${port}`;
 const words = (name) => (process.env[name] || '').split(' ').filter(Boolean);
 const idTokenTtl = Number(process.env.OIDC_ID_TOKEN_TTL || 600);
 const offset = Number(process.env.OIDC_CLOCK_OFFSET || 0);
-if (offset) {
-  const realNow = Date.now;
-  Date.now = () => realNow() + offset * 1000;
-}
+const realNow = Date.now;
 
 const accounts = JSON.parse(readFileSync(new URL('./accounts.json', import.meta.url)));
 
@@ -69,6 +67,17 @@ const provider = new Provider(issuer, {
 });
 // The tests talk plain HTTP on the loopback address.
 provider.proxy = false;
+if (offset) {
+  provider.use(async (ctx, next) => {
+    if (ctx.path !== '/token') return next();
+    Date.now = () => realNow() + offset * 1000;
+    try {
+      return await next();
+    } finally {
+      Date.now = realNow;
+    }
+  });
+}
 
 provider.listen(port, '127.0.0.1', () => {
   process.stdout.write(`ready ${issuer}\n`);
