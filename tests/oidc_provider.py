@@ -118,8 +118,15 @@ class OidcBrowser:
             target = urljoin(response.url, response.headers["Location"])
             if not target.startswith(self.issuer):
                 return target
-            response = self.session.get(target, allow_redirects=False, timeout=HTTP_TIMEOUT_SECONDS)
+            response = self.session.get(
+                target, allow_redirects=False, timeout=HTTP_TIMEOUT_SECONDS
+            )
         return response
+
+    def _open(self, url: str) -> requests.Response | str:
+        return self._follow(
+            self.session.get(url, allow_redirects=False, timeout=HTTP_TIMEOUT_SECONDS)
+        )
 
     def _post_form(self, page: requests.Response, **fields: str) -> requests.Response | str:
         action = urljoin(page.url, _FORM_ACTION.search(page.text).group(1))
@@ -132,7 +139,7 @@ class OidcBrowser:
     def authorize(self, url: str, *, login: str | None) -> str:
         """Open the authorization URL, sign in as ``login`` if asked, consent if asked; the
         redirect back to the client."""
-        step = self._follow(self.session.get(url, allow_redirects=False, timeout=HTTP_TIMEOUT_SECONDS))
+        step = self._open(url)
         for _ in range(3):
             if isinstance(step, str):
                 return step
@@ -148,12 +155,12 @@ class OidcBrowser:
 
     def asks_to_sign_in(self, url: str) -> bool:
         """Whether opening the authorization URL shows the provider's sign-in form."""
-        step = self._follow(self.session.get(url, allow_redirects=False, timeout=HTTP_TIMEOUT_SECONDS))
+        step = self._open(url)
         return not isinstance(step, str) and 'name="prompt" value="login"' in step.text
 
     def log_out(self, url: str) -> str:
         """Open the provider's end-session URL and confirm; where it sends the browser."""
-        page = self._follow(self.session.get(url, allow_redirects=False, timeout=HTTP_TIMEOUT_SECONDS))
+        page = self._open(url)
         assert not isinstance(page, str), "the provider did not ask to confirm the logout"
         step = self._post_form(page, logout="yes")
         assert isinstance(step, str), step.text[:500]

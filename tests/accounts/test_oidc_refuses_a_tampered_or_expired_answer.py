@@ -10,10 +10,7 @@ import pytest
 
 from quotaweb.accounts.models import AuthEvent
 from quotaweb.accounts.oidc import ERR_EXPIRED, ERR_NONCE, ERR_PROVIDER_SAID, ERR_STATE
-from tests.accounts.oidc_flow import (  # noqa: F401
-    CALLBACK,
-    oidc_on,
-    oidc_provider,
+from tests.accounts.oidc_flow import (
     point_at,
     provider_for_test_client,
     start,
@@ -75,7 +72,7 @@ def test_a_request_without_pkce_is_refused_by_the_provider(client, oidc_on):
     assert response.status_code == 400
     said = ERR_PROVIDER_SAID.format(name=NAME, why="")
     assert html.escape(said.split(":")[0]) in response.content.decode()
-    assert "code_challenge" in response.content.decode()
+    assert "requires PKCE" in response.content.decode()
     assert not response.wsgi_request.user.is_authenticated
     assert AuthEvent.objects.get(kind=AuthEvent.KIND_DENIED).detail == "provider:invalid_request"
 

@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from quotaweb.accounts.models import AuthEvent
 from quotaweb.accounts.roles import user_role
-from tests.accounts.oidc_flow import oidc_on, oidc_provider, query, sign_in, start  # noqa: F401
+from tests.accounts.oidc_flow import query, sign_in, start
 from tests.oidc_provider import CLIENT_ID, OidcBrowser
 
 pytestmark = pytest.mark.django_db
@@ -23,7 +23,8 @@ def test_the_authorization_request_carries_pkce_a_nonce_and_a_state(client, oidc
     assert sent["client_id"] == CLIENT_ID
     assert sent["code_challenge_method"] == "S256"
     assert len(sent["code_challenge"]) >= 43
-    assert sent["nonce"] and sent["state"]
+    assert sent["nonce"]
+    assert sent["state"]
     assert sent["scope"].split() == ["openid", "email", "profile", "groups"]
     assert sent["redirect_uri"] == "http://testserver/accounts/oidc/callback/"
 
