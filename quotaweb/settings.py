@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -309,6 +310,12 @@ QUOTAWEB_OIDC_CLOCK_SKEW_SECONDS = env_int(
 QUOTAWEB_OIDC_SESSION_SECONDS = env_int(
     "QUOTAWEB_OIDC_SESSION_SECONDS", 8 * 3600, minimum=60, maximum=30 * 86400
 )
+if QUOTAWEB_OIDC_ISSUER is not None:
+    # Logging out (the form in every page's header) ends in a redirect to the provider's logout
+    # page, and browsers hold a form's redirects to form-action too.
+    CONTENT_SECURITY_POLICY["DIRECTIVES"]["form-action"].append(
+        "{0.scheme}://{0.netloc}".format(urlsplit(QUOTAWEB_OIDC_ISSUER))
+    )
 # Password sign-in for local accounts. Off (0): the login page offers only the directory, and the
 # local accounts named in QUOTAWEB_BREAK_GLASS_USERS alone may still use their password, through
 # /accounts/login/?break-glass=1 (docs/authentication.md, "Break-glass").

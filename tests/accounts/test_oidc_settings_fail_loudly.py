@@ -3,6 +3,8 @@ process with a message that names it."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from tests.core.test_settings_env import load_settings
@@ -42,3 +44,21 @@ def test_a_whole_configuration_starts(env):
     result = load_settings(QUOTAWEB_SECRET_KEY="k", **env)
 
     assert result.returncode == 0, result.stderr
+
+
+def test_the_provider_may_receive_the_logout_form(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    from tests.core.test_settings_env import ROOT
+
+    env = {**ISSUER, **CLIENT, "QUOTAWEB_SECRET_KEY": "k"}
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("QUOTAWEB_")}
+    result = subprocess.run(
+        [sys.executable, "-c", "import json, quotaweb.settings as s; "
+         "print(json.dumps(s.CONTENT_SECURITY_POLICY['DIRECTIVES']['form-action']))"],
+        cwd=ROOT, env={**clean, **env}, capture_output=True, text=True, timeout=60, check=True,
+    )
+
+    assert json.loads(result.stdout) == ["'self'", "https://sso.example.org"]
