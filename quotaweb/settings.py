@@ -7,12 +7,14 @@ Nothing here starts an engine: engines are created explicitly at start-up (see
 from __future__ import annotations
 
 import logging
+import os
 from datetime import timedelta
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
 from quotaweb.env import env_bool, env_int, env_list, env_str, parse_database_url
+from quotaweb.ldap_settings import auth_ldap_settings, ldap_settings
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(env_str("QUOTAWEB_DATA_DIR", str(BASE_DIR / "data")))
@@ -246,10 +248,7 @@ LOGOUT_REDIRECT_URL = "accounts:login"
 # another try. API tokens and sessions never sign in through it, so they are never locked out.
 QUOTAWEB_LOGIN_FAILURES = env_int("QUOTAWEB_LOGIN_FAILURES", 10, minimum=1)
 QUOTAWEB_LOGIN_COOLOFF_SECONDS = env_int("QUOTAWEB_LOGIN_COOLOFF_SECONDS", 900, minimum=1)
-AUTHENTICATION_BACKENDS = [
-    "axes.backends.AxesStandaloneBackend",
-    "django.contrib.auth.backends.ModelBackend",
-]
+
 # Roles of directory users (LDAP, OpenID Connect) from their directory groups, read on every
 # request: docs/authentication.md. A directory user in neither list gets QUOTAWEB_DEFAULT_ROLE
 # ("member": their own and their groups' usage only; "viewer": every page, read-only). Local
@@ -257,6 +256,19 @@ AUTHENTICATION_BACKENDS = [
 QUOTAWEB_ADMIN_GROUPS = env_list("QUOTAWEB_ADMIN_GROUPS", [])
 QUOTAWEB_VIEWER_GROUPS = env_list("QUOTAWEB_VIEWER_GROUPS", [])
 QUOTAWEB_DEFAULT_ROLE = env_str("QUOTAWEB_DEFAULT_ROLE", "member", choices=("member", "viewer"))
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+# Sign-in with the site's LDAP directory when QUOTAWEB_LDAP_URL is set (docs/authentication.md):
+# after the local accounts, so the break-glass admin signs in while the directory is down.
+QUOTAWEB_LDAP = ldap_settings(
+    os.environ, admin_groups=QUOTAWEB_ADMIN_GROUPS, viewer_groups=QUOTAWEB_VIEWER_GROUPS,
+)
+if QUOTAWEB_LDAP:
+    globals().update(auth_ldap_settings(QUOTAWEB_LDAP))
+    AUTHENTICATION_BACKENDS.append("quotaweb.accounts.ldap_backend.QuotawebLDAPBackend")
+
 AXES_FAILURE_LIMIT = QUOTAWEB_LOGIN_FAILURES
 AXES_COOLOFF_TIME = timedelta(seconds=QUOTAWEB_LOGIN_COOLOFF_SECONDS)
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
