@@ -139,6 +139,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "quotaweb.core.context_processors.product",
                 "quotaweb.accounts.context_processors.roles",
+                "quotaweb.accounts.context_processors.directory",
                 "quotaweb.config.context_processors.draft",
             ],
         },

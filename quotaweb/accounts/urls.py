@@ -7,4 +7,6 @@ app_name = "accounts"
 urlpatterns = [
     path("login/", views.LoginView.as_view(), name="login"),
     path("logout/", views.LogoutView.as_view(), name="logout"),
+    path("sign-ins/", views.audit, name="audit"),
+    path("token/", views.personal_token, name="token"),
 ]
