@@ -7,6 +7,7 @@ Nothing here starts an engine: engines are created explicitly at start-up (see
 from __future__ import annotations
 
 import logging
+import os
 from datetime import timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -14,6 +15,7 @@ from urllib.parse import urlsplit
 from django.core.exceptions import ImproperlyConfigured
 
 from quotaweb.env import env_bool, env_int, env_list, env_str, parse_database_url
+from quotaweb.ldap_settings import auth_ldap_settings, ldap_settings
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(env_str("QUOTAWEB_DATA_DIR", str(BASE_DIR / "data")))
@@ -138,6 +140,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "quotaweb.core.context_processors.product",
                 "quotaweb.accounts.context_processors.roles",
+                "quotaweb.accounts.context_processors.directory",
                 "quotaweb.config.context_processors.draft",
             ],
         },
@@ -247,11 +250,7 @@ LOGOUT_REDIRECT_URL = "accounts:login"
 # another try. API tokens and sessions never sign in through it, so they are never locked out.
 QUOTAWEB_LOGIN_FAILURES = env_int("QUOTAWEB_LOGIN_FAILURES", 10, minimum=1)
 QUOTAWEB_LOGIN_COOLOFF_SECONDS = env_int("QUOTAWEB_LOGIN_COOLOFF_SECONDS", 900, minimum=1)
-AUTHENTICATION_BACKENDS = [
-    "axes.backends.AxesStandaloneBackend",
-    # Django's ModelBackend, refusing local passwords while QUOTAWEB_LOCAL_LOGIN=0.
-    "quotaweb.accounts.backends.LocalPasswordBackend",
-]
+
 # Roles of directory users (LDAP, OpenID Connect) from their directory groups, read on every
 # request: docs/authentication.md. A directory user in neither list gets QUOTAWEB_DEFAULT_ROLE
 # ("member": their own and their groups' usage only; "viewer": every page, read-only). Local
@@ -259,6 +258,20 @@ AUTHENTICATION_BACKENDS = [
 QUOTAWEB_ADMIN_GROUPS = env_list("QUOTAWEB_ADMIN_GROUPS", [])
 QUOTAWEB_VIEWER_GROUPS = env_list("QUOTAWEB_VIEWER_GROUPS", [])
 QUOTAWEB_DEFAULT_ROLE = env_str("QUOTAWEB_DEFAULT_ROLE", "member", choices=("member", "viewer"))
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    # Django's ModelBackend, refusing local passwords while QUOTAWEB_LOCAL_LOGIN=0.
+    "quotaweb.accounts.backends.LocalPasswordBackend",
+]
+# Sign-in with the site's LDAP directory when QUOTAWEB_LDAP_URL is set (docs/authentication.md):
+# after the local accounts, so the break-glass admin signs in while the directory is down.
+QUOTAWEB_LDAP = ldap_settings(
+    os.environ, admin_groups=QUOTAWEB_ADMIN_GROUPS, viewer_groups=QUOTAWEB_VIEWER_GROUPS,
+)
+if QUOTAWEB_LDAP:
+    globals().update(auth_ldap_settings(QUOTAWEB_LDAP))
+    AUTHENTICATION_BACKENDS.append("quotaweb.accounts.ldap_backend.QuotawebLDAPBackend")
+
 AXES_FAILURE_LIMIT = QUOTAWEB_LOGIN_FAILURES
 AXES_COOLOFF_TIME = timedelta(seconds=QUOTAWEB_LOGIN_COOLOFF_SECONDS)
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
@@ -322,7 +335,7 @@ if QUOTAWEB_OIDC_ISSUER is not None:
 QUOTAWEB_LOCAL_LOGIN = env_bool("QUOTAWEB_LOCAL_LOGIN", True)
 QUOTAWEB_BREAK_GLASS_USERS = env_list("QUOTAWEB_BREAK_GLASS_USERS", [])
 if not QUOTAWEB_LOCAL_LOGIN and not (
-    QUOTAWEB_OIDC_ISSUER or env_str("QUOTAWEB_LDAP_URL", None) or QUOTAWEB_BREAK_GLASS_USERS
+    QUOTAWEB_OIDC_ISSUER or QUOTAWEB_LDAP or QUOTAWEB_BREAK_GLASS_USERS
 ):
     raise ImproperlyConfigured(
         "QUOTAWEB_LOCAL_LOGIN=0 leaves nobody a way to sign in: set QUOTAWEB_OIDC_ISSUER or "

@@ -36,7 +36,7 @@ class LoginForm(AuthenticationForm):
         username = self.cleaned_data.get("username")
         # With LDAP the form is also for directory passwords; its backend decides those, and
         # LocalPasswordBackend still refuses local ones.
-        if username and not getattr(settings, "QUOTAWEB_LDAP_URL", None) and not (
+        if username and not settings.QUOTAWEB_LDAP and not (
             local_password_allowed(username=username)
         ):
             raise forms.ValidationError(ERR_LOCAL_LOGIN_OFF, code="local_login_off")

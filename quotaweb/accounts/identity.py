@@ -32,7 +32,8 @@ class Refresher:
     ``directory_user_sync`` (or ``directory_user_gone``) and raises ``DirectoryUnavailable``
     when the directory does not answer."""
 
-    max_age: Callable[[], float]
+    # None: keep the stored groups (the source is not configured).
+    max_age: Callable[[], float | None]
     refresh: Callable[[DirectoryIdentity], None]
 
 
@@ -53,7 +54,8 @@ def directory_identity_current(user: Any) -> DirectoryIdentity | None:
     refresher = _refreshers.get(identity.source)
     if refresher is None or not identity.present:
         return identity
-    if timezone.now() - identity.synced_at < timedelta(seconds=refresher.max_age()):
+    max_age = refresher.max_age()
+    if max_age is None or timezone.now() - identity.synced_at < timedelta(seconds=max_age):
         return identity
     refresher.refresh(identity)
     identity.refresh_from_db()

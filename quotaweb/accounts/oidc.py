@@ -263,7 +263,7 @@ def oidc_logout_url(*, id_token: str, post_logout_redirect_uri: str) -> str | No
 
 def oidc_user_sign_in(*, person: OidcPerson, address: str | None) -> AbstractUser:
     """The Django user for a person the provider signed in, with their groups as of now (and so
-    their role), the sign-in recorded in the audit. Raises ``OidcRefused`` for a name that is a
+    their role). Raises ``OidcRefused`` for a name that is a
     local account, recorded as a refused sign-in."""
     try:
         user = directory_user_sync(
@@ -276,12 +276,12 @@ def oidc_user_sign_in(*, person: OidcPerson, address: str | None) -> AbstractUse
         )
         oidc_refusal_record(failure=failure, address=address, username=person.username)
         raise failure from None
-    groups = ", ".join(person.groups) or "none"
-    auth_event_record(
-        kind=AuthEvent.KIND_SIGN_IN, username=person.username, source=SOURCE_OIDC,
-        detail=f"groups: {groups}", address=address,
+    # The audit's line for the sign-in itself comes from Django's user_logged_in signal
+    # (quotaweb.accounts.signals), as for every other way in.
+    logger.info(
+        "OpenID Connect sign-in: %s (groups: %s)", person.username,
+        ", ".join(person.groups) or "none",
     )
-    logger.info("OpenID Connect sign-in: %s (groups: %s)", person.username, groups)
     return user
 
 

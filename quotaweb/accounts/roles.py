@@ -14,6 +14,7 @@ unticking "staff" in the Django admin takes effect on their next request.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from typing import Any, Literal
 
@@ -115,3 +116,31 @@ def viewer_known(user: Any) -> bool | None:
     """``is_viewer`` when the answer needs no database query, else None."""
     known = role_known(user)
     return None if known is False else known in (ROLE_ADMIN, ROLE_VIEWER)
+
+
+@dataclasses.dataclass(frozen=True)
+class OwnScope:
+    """What a person's own usage is: their user name and their directory groups, which are the
+    quota engine's names (``user:alice``, ``group:ml-researchers``). All a member may read."""
+
+    user: str
+    groups: tuple[str, ...]
+
+    def allows(self, *, kind: str, name: str) -> bool:
+        if kind == "user":
+            return name == self.user
+        return kind == "group" and name in self.groups
+
+    @property
+    def scope_texts(self) -> frozenset[str]:
+        return frozenset([f"user:{self.user}", *(f"group:{name}" for name in self.groups)])
+
+
+def own_scope(user: Any) -> OwnScope | None:
+    """The signed-in person's own scope (a local account has no directory groups), or None for
+    anonymous and inactive users."""
+    if user_role(user) is None:
+        return None
+    identity = directory_identity_current(user)
+    groups = tuple(identity.groups) if identity is not None else ()
+    return OwnScope(user=user.get_username(), groups=groups)

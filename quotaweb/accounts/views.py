@@ -1,5 +1,6 @@
-"""Login and logout: Django's auth views with quotaweb's templates and messages, and sign-in
-through the site's OpenID Connect provider (``quotaweb.accounts.oidc``)."""
+"""Login and logout (Django's auth views with quotaweb's templates and messages), sign-in
+through the site's OpenID Connect provider (``quotaweb.accounts.oidc``), the sign-in audit for
+admins, and a directory user's personal API token."""
 
 from __future__ import annotations
 
@@ -9,12 +10,16 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_http_methods, require_safe
 
+from quotaweb.accounts import selectors, services
+from quotaweb.accounts.decorators import ERR_INACTIVE, admin_required
 from quotaweb.accounts.forms import LoginForm
 from quotaweb.accounts.oidc import (
     OidcFailure,
@@ -26,8 +31,12 @@ from quotaweb.accounts.oidc import (
     oidc_refusal_record,
     oidc_user_sign_in,
 )
+from quotaweb.accounts.identity import directory_identity_current
+from quotaweb.accounts.models import AuthEvent
+from quotaweb.accounts.roles import user_role
 
 MSG_LOGGED_OUT = "You are logged out."
+MSG_TOKEN_REVOKED = "Your API token is revoked: scripts using it are refused from now on."
 ERR_LOCKED_OUT = (
     "Too many failed logins for this account or from this address: logging in is paused, even "
     "with the right password. Try again in {wait}; each further try starts the wait "
@@ -51,7 +60,7 @@ def password_form_shown(request: HttpRequest) -> bool:
     and the break-glass path."""
     return bool(
         settings.QUOTAWEB_LOCAL_LOGIN
-        or getattr(settings, "QUOTAWEB_LDAP_URL", None)
+        or settings.QUOTAWEB_LDAP
         or BREAK_GLASS_PARAMETER in request.GET
         or BREAK_GLASS_PARAMETER in request.POST
     )
@@ -170,4 +179,43 @@ def locked_out(
         {"message": ERR_LOCKED_OUT.format(wait=lockout_wait(seconds))}, status=429,
     )
     response["Retry-After"] = str(seconds)
+    return response
+
+
+@admin_required
+@require_safe
+def audit(request: HttpRequest) -> HttpResponse:
+    """The sign-in audit for admins: sign-ins and through what, refusals, role changes seen."""
+    kind = request.GET.get("kind", "")
+    if kind and kind not in dict(AuthEvent.KINDS):
+        kind = ""
+    return render(request, "accounts/audit.html", {
+        "events": selectors.auth_events_recent(kind=kind), "kind": kind, "kinds": AuthEvent.KINDS,
+        "shown": selectors.AUDIT_SHOWN,
+    })
+
+
+@login_required
+@require_http_methods(["GET", "HEAD", "POST"])
+def personal_token(request: HttpRequest) -> HttpResponse:
+    """A directory user's own API token: made (again) or revoked here, shown once. A token is
+    one's own credential, not the configuration, so members may make theirs too."""
+    if user_role(request.user) is None:
+        raise PermissionDenied(ERR_INACTIVE.format(username=request.user.get_username()))
+    context: dict[str, object] = {"local": directory_identity_current(request.user) is None}
+    status = 200
+    if request.method == "POST":
+        try:
+            if request.POST.get("action") == "revoke":
+                services.personal_token_revoke(user=request.user)
+                messages.success(request, MSG_TOKEN_REVOKED)
+                return redirect("accounts:token")
+            context["key"] = services.personal_token_create(user=request.user)
+        except services.PersonalTokenRefused as refused:
+            context["error"] = str(refused)
+            status = 400
+    context["has_token"] = selectors.personal_token_exists(user=request.user)
+    response = render(request, "accounts/token.html", context, status=status)
+    # The key is on the page once: no cache may keep it.
+    response["Cache-Control"] = "no-store"
     return response
