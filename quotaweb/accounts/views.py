@@ -21,6 +21,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from quotaweb.accounts import selectors, services
 from quotaweb.accounts.decorators import ERR_INACTIVE, admin_required
 from quotaweb.accounts.forms import LoginForm
+from quotaweb.accounts.identity import directory_identity_current
+from quotaweb.accounts.models import AuthEvent
 from quotaweb.accounts.oidc import (
     OidcFailure,
     OidcUnavailable,
@@ -31,8 +33,6 @@ from quotaweb.accounts.oidc import (
     oidc_refusal_record,
     oidc_user_sign_in,
 )
-from quotaweb.accounts.identity import directory_identity_current
-from quotaweb.accounts.models import AuthEvent
 from quotaweb.accounts.roles import user_role
 
 MSG_LOGGED_OUT = "You are logged out."
