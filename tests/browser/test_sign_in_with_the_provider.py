@@ -77,3 +77,28 @@ def test_the_groups_claim_decides_the_role_shown(page, live_server, provider, lo
 
     expect(page.locator("[data-username]")).to_have_text(login)
     expect(page.locator("[data-role]")).to_have_attribute("data-role", role)
+
+
+def test_the_login_page_with_the_button_and_with_the_provider_away_passes_axe(
+    browser, live_server, settings, axe_script
+):
+    from tests.browser.test_axe_finds_no_serious_violation import BLOCKING_IMPACTS, RUN_AXE
+    from tests.server_process import free_port
+
+    settings.QUOTAWEB_OIDC_ISSUER = f"http://127.0.0.1:{free_port()}"
+    settings.QUOTAWEB_OIDC_CLIENT_ID = "quotaweb"
+    settings.QUOTAWEB_OIDC_CLIENT_SECRET = "unused"
+    settings.QUOTAWEB_OIDC_NAME = "Campus SSO"
+    context = browser.new_context()
+    context.add_init_script(path=axe_script)
+    page = context.new_page()
+    try:
+        page.goto(f"{live_server.url}/accounts/login/")
+        found = page.evaluate(RUN_AXE, [list(BLOCKING_IMPACTS), None])
+        page.get_by_role("link", name="Sign in with Campus SSO").click()
+        expect(page.get_by_role("alert")).to_contain_text("Campus SSO is not available right now")
+        found += page.evaluate(RUN_AXE, [list(BLOCKING_IMPACTS), None])
+    finally:
+        context.close()
+
+    assert found == []
