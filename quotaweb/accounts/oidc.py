@@ -171,7 +171,7 @@ def _id_token_refusal(error: JoseError) -> OidcRefused:
         return OidcRefused(ERR_EXPIRED.format(name=_name()), reason="id-token-expired")
     if isinstance(error, (InvalidClaimError, MissingClaimError)) and error.claim == "nonce":
         return OidcRefused(ERR_NONCE.format(name=_name()), reason="nonce-mismatch")
-    why = error.description or error.error
+    why = error.description or error.error.replace("_", " ")
     return OidcRefused(ERR_ID_TOKEN.format(name=_name(), why=why), reason="id-token-invalid")
 
 

@@ -98,3 +98,29 @@ def test_the_same_answer_cannot_sign_in_twice(client, oidc_on):
 
     assert response.status_code == 400
     assert html.escape(ERR_STATE.format(name=NAME)) in response.content.decode()
+
+
+def test_an_id_token_with_a_forged_signature_is_refused(client, oidc_on, monkeypatch):
+    from quotaweb.accounts.oidc import ERR_ID_TOKEN, oidc_client
+
+    app = oidc_client()
+    exchange = app.fetch_access_token
+
+    def forged(**kwargs):
+        token = exchange(**kwargs)
+        header, claims, signature = token["id_token"].split(".")
+        # Another signature of the right length: what a token altered in transit carries.
+        flipped = ("A" if signature[0] != "A" else "B") + signature[1:]
+        return {**token, "id_token": f"{header}.{claims}.{flipped}"}
+
+    monkeypatch.setattr(app, "fetch_access_token", forged)
+    callback = OidcBrowser(oidc_on.issuer).authorize(start(client), login="alice")
+
+    response = client.get(callback)
+
+    assert response.status_code == 400
+    assert html.escape(ERR_ID_TOKEN.format(name=NAME, why="bad signature")) in (
+        response.content.decode()
+    )
+    assert not response.wsgi_request.user.is_authenticated
+    assert AuthEvent.objects.get(kind=AuthEvent.KIND_DENIED).detail == "id-token-invalid"

@@ -77,3 +77,13 @@ def test_a_next_on_another_site_is_not_followed(client, oidc_on):
     response = client.get(OidcBrowser(oidc_on.issuer).authorize(url, login="mia"))
 
     assert response["Location"] == reverse("core:home")
+
+
+def test_the_groups_come_from_the_claim_the_setting_names(client, oidc_on, settings):
+    settings.QUOTAWEB_OIDC_GROUPS_CLAIM = "teams"
+
+    response = sign_in(client, oidc_on.issuer, "alice")
+
+    user = response.wsgi_request.user
+    assert user.directory_identity.groups == []
+    assert user_role(type(user).objects.get(pk=user.pk)) == "member"
