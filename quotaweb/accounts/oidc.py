@@ -193,6 +193,10 @@ def oidc_person(*, request: HttpRequest) -> OidcPerson:
     """Who the provider's answer on the redirect URI signs in, after every check."""
     client = oidc_client()
     name = _name()
+    # Authlib reads an error answer before the state: without this, a crafted link could put
+    # any text on quotaweb's login page as the provider's "error_description".
+    if client.framework.get_state_data(request.session, request.GET.get("state")) is None:
+        raise OidcRefused(ERR_STATE.format(name=name), reason="state-mismatch")
     try:
         token = client.authorize_access_token(
             request, leeway=settings.QUOTAWEB_OIDC_CLOCK_SKEW_SECONDS

@@ -124,3 +124,15 @@ def test_an_id_token_with_a_forged_signature_is_refused(client, oidc_on, monkeyp
     )
     assert not response.wsgi_request.user.is_authenticated
     assert AuthEvent.objects.get(kind=AuthEvent.KIND_DENIED).detail == "id-token-invalid"
+
+
+def test_an_error_answer_of_no_sign_in_of_this_browser_shows_none_of_its_text(client, oidc_on):
+    start(client)
+
+    response = client.get(
+        "/accounts/oidc/callback/?error=access_denied&state=forged-state"
+        "&error_description=Call+555-0100+to+restore+your+account"
+    )
+
+    assert "555-0100" not in response.content.decode()
+    _refused(response, ERR_STATE, "state-mismatch")
