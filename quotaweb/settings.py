@@ -7,12 +7,15 @@ Nothing here starts an engine: engines are created explicitly at start-up (see
 from __future__ import annotations
 
 import logging
+import os
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
 
 from quotaweb.env import env_bool, env_int, env_list, env_str, parse_database_url
+from quotaweb.ldap_settings import auth_ldap_settings, ldap_settings
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = Path(env_str("QUOTAWEB_DATA_DIR", str(BASE_DIR / "data")))
@@ -139,6 +142,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "quotaweb.core.context_processors.product",
                 "quotaweb.accounts.context_processors.roles",
+                "quotaweb.accounts.context_processors.directory",
                 "quotaweb.config.context_processors.draft",
                 "quotaweb.whatif.context_processors.replay",
             ],
@@ -249,10 +253,28 @@ LOGOUT_REDIRECT_URL = "accounts:login"
 # another try. API tokens and sessions never sign in through it, so they are never locked out.
 QUOTAWEB_LOGIN_FAILURES = env_int("QUOTAWEB_LOGIN_FAILURES", 10, minimum=1)
 QUOTAWEB_LOGIN_COOLOFF_SECONDS = env_int("QUOTAWEB_LOGIN_COOLOFF_SECONDS", 900, minimum=1)
+
+# Roles of directory users (LDAP, OpenID Connect) from their directory groups, read on every
+# request: docs/authentication.md. A directory user in neither list gets QUOTAWEB_DEFAULT_ROLE
+# ("member": their own and their groups' usage only; "viewer": every page, read-only). Local
+# accounts keep their rule (staff or the quota-admins group).
+QUOTAWEB_ADMIN_GROUPS = env_list("QUOTAWEB_ADMIN_GROUPS", [])
+QUOTAWEB_VIEWER_GROUPS = env_list("QUOTAWEB_VIEWER_GROUPS", [])
+QUOTAWEB_DEFAULT_ROLE = env_str("QUOTAWEB_DEFAULT_ROLE", "member", choices=("member", "viewer"))
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
-    "django.contrib.auth.backends.ModelBackend",
+    # Django's ModelBackend, refusing local passwords while QUOTAWEB_LOCAL_LOGIN=0.
+    "quotaweb.accounts.backends.LocalPasswordBackend",
 ]
+# Sign-in with the site's LDAP directory when QUOTAWEB_LDAP_URL is set (docs/authentication.md):
+# after the local accounts, so the break-glass admin signs in while the directory is down.
+QUOTAWEB_LDAP = ldap_settings(
+    os.environ, admin_groups=QUOTAWEB_ADMIN_GROUPS, viewer_groups=QUOTAWEB_VIEWER_GROUPS,
+)
+if QUOTAWEB_LDAP:
+    globals().update(auth_ldap_settings(QUOTAWEB_LDAP))
+    AUTHENTICATION_BACKENDS.append("quotaweb.accounts.ldap_backend.QuotawebLDAPBackend")
+
 AXES_FAILURE_LIMIT = QUOTAWEB_LOGIN_FAILURES
 AXES_COOLOFF_TIME = timedelta(seconds=QUOTAWEB_LOGIN_COOLOFF_SECONDS)
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
@@ -261,6 +283,67 @@ AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "quotaweb.accounts.views.locked_out"
 # Failures only: a row for every successful sign-in is not needed to count them.
 AXES_DISABLE_ACCESS_LOG = True
+
+# OpenID Connect sign-in (docs/authentication.md): on when QUOTAWEB_OIDC_ISSUER is set; then the
+# client's id and secret must be set too. Groups come from one claim; the provider document and
+# its keys are fetched with a bounded wait, so a provider that is away costs a sign-in through it
+# at most that long and never a local sign-in.
+QUOTAWEB_OIDC_ISSUER = env_str("QUOTAWEB_OIDC_ISSUER", None)
+if QUOTAWEB_OIDC_ISSUER is not None and not QUOTAWEB_OIDC_ISSUER.startswith(
+    ("https://", "http://")
+):
+    raise ImproperlyConfigured(
+        f"QUOTAWEB_OIDC_ISSUER={QUOTAWEB_OIDC_ISSUER!r} is not an http(s) URL; give the issuer "
+        "exactly as the provider's discovery document names it (https://sso.example.org/realms/hpc)."
+    )
+_oidc_required = QUOTAWEB_OIDC_ISSUER is not None
+QUOTAWEB_OIDC_CLIENT_ID = env_str("QUOTAWEB_OIDC_CLIENT_ID", None)
+QUOTAWEB_OIDC_CLIENT_SECRET = env_str("QUOTAWEB_OIDC_CLIENT_SECRET", None)
+for _name, _value in (
+    ("QUOTAWEB_OIDC_CLIENT_ID", QUOTAWEB_OIDC_CLIENT_ID),
+    ("QUOTAWEB_OIDC_CLIENT_SECRET", QUOTAWEB_OIDC_CLIENT_SECRET),
+):
+    if _oidc_required and _value is None:
+        raise ImproperlyConfigured(f"QUOTAWEB_OIDC_ISSUER is set, so {_name} must be set too.")
+    if not _oidc_required and _value is not None:
+        raise ImproperlyConfigured(f"{_name} is set but QUOTAWEB_OIDC_ISSUER is not.")
+QUOTAWEB_OIDC_NAME = env_str("QUOTAWEB_OIDC_NAME", "single sign-on")
+QUOTAWEB_OIDC_GROUPS_CLAIM = env_str("QUOTAWEB_OIDC_GROUPS_CLAIM", "groups")
+QUOTAWEB_OIDC_USERNAME_CLAIM = env_str("QUOTAWEB_OIDC_USERNAME_CLAIM", "preferred_username")
+QUOTAWEB_OIDC_SCOPES = env_str("QUOTAWEB_OIDC_SCOPES", "openid email profile groups").split()
+if "openid" not in QUOTAWEB_OIDC_SCOPES:
+    raise ImproperlyConfigured(
+        f"QUOTAWEB_OIDC_SCOPES={' '.join(QUOTAWEB_OIDC_SCOPES)!r} lacks openid: without it the "
+        "provider sends no ID token."
+    )
+QUOTAWEB_OIDC_TIMEOUT_SECONDS = env_int("QUOTAWEB_OIDC_TIMEOUT_SECONDS", 5, minimum=1, maximum=60)
+# How far the provider's clock may be off when the ID token's expiry is checked.
+QUOTAWEB_OIDC_CLOCK_SKEW_SECONDS = env_int(
+    "QUOTAWEB_OIDC_CLOCK_SKEW_SECONDS", 30, minimum=0, maximum=300
+)
+# A session signed in through the provider lasts this long; the groups, and so the role, are read
+# again at the next sign-in.
+QUOTAWEB_OIDC_SESSION_SECONDS = env_int(
+    "QUOTAWEB_OIDC_SESSION_SECONDS", 8 * 3600, minimum=60, maximum=30 * 86400
+)
+if QUOTAWEB_OIDC_ISSUER is not None:
+    # Logging out (the form in every page's header) ends in a redirect to the provider's logout
+    # page, and browsers hold a form's redirects to form-action too.
+    CONTENT_SECURITY_POLICY["DIRECTIVES"]["form-action"].append(
+        "{0.scheme}://{0.netloc}".format(urlsplit(QUOTAWEB_OIDC_ISSUER))
+    )
+# Password sign-in for local accounts. Off (0): the login page offers only the directory, and the
+# local accounts named in QUOTAWEB_BREAK_GLASS_USERS alone may still use their password, through
+# /accounts/login/?break-glass=1 (docs/authentication.md, "Break-glass").
+QUOTAWEB_LOCAL_LOGIN = env_bool("QUOTAWEB_LOCAL_LOGIN", True)
+QUOTAWEB_BREAK_GLASS_USERS = env_list("QUOTAWEB_BREAK_GLASS_USERS", [])
+if not QUOTAWEB_LOCAL_LOGIN and not (
+    QUOTAWEB_OIDC_ISSUER or QUOTAWEB_LDAP or QUOTAWEB_BREAK_GLASS_USERS
+):
+    raise ImproperlyConfigured(
+        "QUOTAWEB_LOCAL_LOGIN=0 leaves nobody a way to sign in: set QUOTAWEB_OIDC_ISSUER or "
+        "QUOTAWEB_LDAP_URL, or name a break-glass account in QUOTAWEB_BREAK_GLASS_USERS."
+    )
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

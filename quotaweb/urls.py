@@ -15,6 +15,7 @@ urlpatterns = [
     path("trees/", include("quotaweb.quotatrees.urls")),
     path("teams/", include("quotaweb.teams.urls")),
     path("team/<str:token>/", team_views.dashboard, name="team-dashboard"),
+    path("me/", team_views.mine, name="my-usage"),
     path("", include("quotaweb.api.urls")),
     # Any other /api/v1/ path, a newline in it too (which the routes' ``.`` does not match): the
     # JSON 404, even with debug on (where Django would answer its HTML page instead). Exempt from

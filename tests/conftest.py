@@ -3,7 +3,8 @@
 The cast and the configurations live in plain modules, registered here for every folder:
 ``tests/personas.py`` (Ada the quota admin, Stan the staff admin, Vera the viewer, the outsider,
 and clients logged in as them) and ``tests/configs.py`` (the shared YAML configurations and the
-fixtures that load them). Test modules import names from those modules, never from a conftest,
+fixtures that load them) and ``tests/ldap_server.py`` (a private OpenLDAP directory and a site
+signing in with it). Test modules import names from those modules, never from a conftest,
 and no conftest imports another.
 
 Each test starts without engines (``engines_reset`` runs before and after it), so nothing leaks
@@ -21,7 +22,7 @@ import pytest
 # a shared metrics directory only when a test gives them one (not a developer's own).
 os.environ.pop("PROMETHEUS_MULTIPROC_DIR", None)
 
-pytest_plugins = ["tests.personas", "tests.configs"]
+pytest_plugins = ["tests.personas", "tests.configs", "tests.ldap_server"]
 
 
 def pytest_report_header(config):

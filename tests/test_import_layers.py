@@ -4,7 +4,8 @@ and no modules import each other in a circle (docs/development.md, "Layers").
 The layers, bottom first (``trackers`` below them all has its own boundary test):
 
 1. the project's own modules beside the settings: ``settings``, ``env``, ``metrics``,
-   ``redaction``, ``css_sizes``, ``compression``, the channel layer, the PostgreSQL backend;
+   ``redaction``, ``css_sizes``, ``compression``, ``ldap_settings``, the channel layer, the
+   PostgreSQL backend;
 2. ``engine`` and ``accounts``;
 3. ``config`` and ``allocations``;
 4. ``api``, ``usage``, ``teams`` and the engines' own apps;
@@ -28,7 +29,7 @@ PACKAGE = ROOT / "quotaweb"
 
 LAYERS: dict[str, int] = {
     "settings": 1, "settings_test": 1, "env": 1, "metrics": 1, "channel_layer": 1, "redaction": 1,
-    "css_sizes": 1, "compression": 1,
+    "css_sizes": 1, "compression": 1, "ldap_settings": 1,
     "postgresql": 1,
     "engine": 2, "accounts": 2, "leases": 2,
     "config": 3, "allocations": 3,

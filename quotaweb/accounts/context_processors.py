@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.http import HttpRequest
 
+from quotaweb.accounts.identity import directory_identity_current
 from quotaweb.accounts.roles import ROLE_ADMIN, ROLE_LABELS, user_role
 
 
@@ -14,4 +15,13 @@ def roles(request: HttpRequest) -> dict[str, object]:
         "can_edit": role == ROLE_ADMIN,
         "user_role": role,
         "user_role_label": ROLE_LABELS[role] if role else "",
+    }
+
+
+def directory(request: HttpRequest) -> dict[str, object]:
+    """``directory_user``: the person signed in through the directory (their own API token)."""
+    user = getattr(request, "user", None)
+    return {
+        "directory_user": user_role(user) is not None and directory_identity_current(user)
+        is not None,
     }

@@ -37,3 +37,52 @@ class TeamLink(models.Model):
     def scope_text(self) -> str:
         """The one live scope this link may read."""
         return f"{self.kind}:{self.name}"
+
+
+class DirectoryIdentity(models.Model):
+    """A user who signs in through the site's directory (LDAP or OpenID Connect): the groups the
+    directory gave them when last asked. Their role is computed from these groups on every
+    request (``quotaweb.accounts.roles``), never stored, so a change in the directory counts as
+    soon as the groups are read again."""
+
+    SOURCE_LDAP = "ldap"
+    SOURCE_OIDC = "oidc"
+    SOURCES = [(SOURCE_LDAP, "LDAP"), (SOURCE_OIDC, "OpenID Connect")]
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="directory_identity",
+    )
+    source = models.CharField(max_length=8, choices=SOURCES)
+    groups = models.JSONField(default=list)
+    synced_at = models.DateTimeField()
+    # False once the directory no longer has the person (their entry was deleted).
+    present = models.BooleanField(default=True)
+
+    def __str__(self) -> str:
+        return f"{self.user} ({self.source})"
+
+
+class AuthEvent(models.Model):
+    """The sign-in audit: who signed in through what, refused sign-ins, role changes seen."""
+
+    KIND_SIGN_IN = "sign-in"
+    KIND_DENIED = "denied"
+    KIND_ROLE_CHANGE = "role-change"
+    KINDS = [
+        (KIND_SIGN_IN, "signed in"), (KIND_DENIED, "sign-in refused"),
+        (KIND_ROLE_CHANGE, "role changed"),
+    ]
+
+    at = models.DateTimeField(auto_now_add=True, db_index=True)
+    kind = models.CharField(max_length=16, choices=KINDS)
+    username = models.CharField(max_length=255)
+    # "local", "ldap", "oidc", "token"
+    source = models.CharField(max_length=8)
+    detail = models.CharField(max_length=300, blank=True)
+    address = models.GenericIPAddressField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.at:%Y-%m-%d %H:%M:%S} {self.kind} {self.username} ({self.source})"

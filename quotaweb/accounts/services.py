@@ -1,4 +1,4 @@
-"""Writes for accounts: the ``quota-admins`` group and the demo's two logins."""
+"""Writes for accounts: the ``quota-admins`` group, the demo's two logins and the sign-in audit."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, Permission
 from django.db import transaction
 
+from quotaweb.accounts.models import AuthEvent, DirectoryIdentity
 from quotaweb.accounts.roles import QUOTA_ADMINS_GROUP, ROLE_ADMIN, ROLE_VIEWER, Role
 from quotaweb.env import env_str
 
@@ -113,3 +114,47 @@ def _demo_user_ensure(*, username: str, password: str, is_staff: bool):
     if changed:
         user.save()
     return user
+
+
+def auth_event_record(
+    *, kind: str, username: str, source: str, detail: str = "", address: str | None = None,
+) -> AuthEvent:
+    """One line of the sign-in audit (``AuthEvent``); names are cut to their columns."""
+    return AuthEvent.objects.create(
+        kind=kind, username=username[:255], source=source[:8], detail=detail[:300],
+        address=address or None,
+    )
+
+
+ERR_TOKEN_LOCAL = (
+    "{username} is a local account: its API tokens are made by an admin, for service accounts. "
+    "Personal tokens are for people who sign in through the directory."
+)
+
+
+class PersonalTokenRefused(ValueError):
+    pass
+
+
+def personal_token_create(*, user) -> str:
+    """A new personal API token for a directory user (any earlier one stops working); it acts
+    with the role their directory groups give them at each request. Returns the key, shown once.
+    """
+    # Imported here: DRF's token model needs the apps loaded, and only this service uses it.
+    from rest_framework.authtoken.models import Token
+
+    if not DirectoryIdentity.objects.filter(user=user).exists():
+        raise PersonalTokenRefused(ERR_TOKEN_LOCAL.format(username=user.get_username()))
+    with transaction.atomic():
+        Token.objects.filter(user=user).delete()
+        return Token.objects.create(user=user).key
+
+
+def personal_token_revoke(*, user) -> bool:
+    """Delete the directory user's token; False when they had none."""
+    from rest_framework.authtoken.models import Token
+
+    if not DirectoryIdentity.objects.filter(user=user).exists():
+        raise PersonalTokenRefused(ERR_TOKEN_LOCAL.format(username=user.get_username()))
+    deleted, _ = Token.objects.filter(user=user).delete()
+    return bool(deleted)

@@ -49,7 +49,7 @@ from django.http.request import split_domain_port, validate_host
 from rest_framework.exceptions import APIException, AuthenticationFailed
 from rest_framework.renderers import JSONRenderer
 
-from quotaweb.accounts.roles import is_quota_admin, is_viewer, quota_admin_known
+from quotaweb.accounts.roles import is_quota_admin, is_viewer, quota_admin_known, viewer_known
 from quotaweb.allocations import services
 from quotaweb.api.authentication import CachedTokenAuthentication, token_user_remembered
 from quotaweb.api.errors import ERR_INTERNAL, api_error_for
@@ -417,7 +417,7 @@ class LeanAllocations:
 
 def _may_known(user: Any, method: str) -> bool | None:
     """``_may`` without the database, or None."""
-    return is_viewer(user) if method == "GET" else quota_admin_known(user)
+    return viewer_known(user) if method == "GET" else quota_admin_known(user)
 
 
 def _may(user: Any, method: str) -> bool:

@@ -13,6 +13,7 @@ from typing import Any
 from django.core.paginator import Paginator
 from django.db.models import Count, QuerySet
 
+from quotaweb.accounts.directory import directory_name
 from quotaweb.config.documents import (
     config_document,
     limit_values,
@@ -70,7 +71,10 @@ def version_get(*, number: int) -> ConfigVersion:
 
 def versions_list() -> QuerySet[ConfigVersion]:
     """Every version, newest first."""
-    return ConfigVersion.objects.select_related("author").order_by("-number")
+    # The identity too: the history names a directory user with their directory.
+    return ConfigVersion.objects.select_related(
+        "author", "author__directory_identity"
+    ).order_by("-number")
 
 
 # -- the models of stored versions, by content ----------------------------------------------------
@@ -666,7 +670,7 @@ def version_author(*, number: int | None) -> dict[str, Any] | None:
         return None
     return {
         "number": found.number,
-        "author": found.author.get_username() if found.author else "a management command",
+        "author": directory_name(found.author) if found.author else "a management command",
         "created": found.created,
         "comment": found.comment,
     }

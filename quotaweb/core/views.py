@@ -1,20 +1,24 @@
 import sys
 
 from django.http import HttpResponse, JsonResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.template import loader
 from django.views.decorators.http import require_GET
 from django.views.defaults import server_error as django_server_error
 
-from quotaweb.accounts.decorators import viewer_required
+from quotaweb.accounts.decorators import member_allowed
+from quotaweb.accounts.roles import is_viewer
 from quotaweb.api.problems import Unavailable
 from quotaweb.core import selectors
 from quotaweb.postgresql.waits import unavailable_reason
 
 
 @require_GET
-@viewer_required
+@member_allowed
 def home(request):
+    # Members read only their own usage: their page is their home.
+    if not is_viewer(request.user):
+        return redirect("my-usage")
     return render(request, "home.html", {"partitions": selectors.partition_overviews()})
 
 

@@ -1,5 +1,5 @@
-"""Team dashboards: the page a link shows (no login, read-only), and the admins' pages to list,
-create and revoke links."""
+"""Team dashboards: the page a link shows (no login, read-only), the admins' pages to list,
+create and revoke links, and "My usage", a signed-in person's dashboard of their own."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
-from quotaweb.accounts.decorators import admin_required
+from quotaweb.accounts.decorators import admin_required, member_allowed
 from quotaweb.accounts.models import TeamLink
-from quotaweb.accounts.roles import is_viewer
+from quotaweb.accounts.roles import is_viewer, own_scope
 from quotaweb.accounts.selectors import team_link_active
 from quotaweb.compression import uncompressed
 from quotaweb.engine.gateway import EngineNotLoaded, engines_get
@@ -104,3 +104,20 @@ def dashboard(request: HttpRequest, token: str) -> HttpResponse:
     except EngineNotLoaded:
         return render(request, "teams/invalid.html", {"message": ERR_STARTING}, status=503)
     return render(request, "teams/dashboard.html", context)
+
+
+@member_allowed
+@require_http_methods(["GET", "HEAD"])
+def mine(request: HttpRequest) -> HttpResponse:
+    """"My usage": the signed-in person's own usage and their groups', live, with the room they
+    have left; every role has it, and it is where members land."""
+    scope = own_scope(request.user)
+    if scope is None:  # signed out between the check and here
+        return redirect("accounts:login")
+    try:
+        partitions = selectors.my_usage(user=scope.user, groups=scope.groups)
+    except EngineNotLoaded:
+        return render(request, "teams/invalid.html", {"message": ERR_STARTING}, status=503)
+    return render(request, "teams/mine.html", {
+        "scope": scope, "partitions": partitions, "linked": is_viewer(request.user),
+    })

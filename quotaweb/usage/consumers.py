@@ -1,9 +1,11 @@
 """The live usage socket, ``/ws/usage/{partition}/`` (``api.md``, "Live usage websocket").
 
 Authenticated by the session cookie or ``?token=``: an API token, or a team-dashboard link token,
-which reads only its team's scope in its partition. Anyone who may read the pages may subscribe
-to every scope. Every ``RECHECK`` seconds the socket checks its credentials again; a revoked
-link, a deleted token or a deactivated account closes it. A bad message gets an ``error`` and the
+which reads only its team's scope in its partition. Admins and viewers may subscribe to every
+scope; a member (a directory user who reads only their own usage) to ``user:<their name>`` and
+``group:<each of their groups>``, like a team link of their own. Every ``RECHECK`` seconds the
+socket checks its credentials again; a revoked link, a deleted token, a deactivated account or a
+changed role closes it. A bad message gets an ``error`` and the
 socket stays open. Updates come from the broadcaster through the channel layer; the consumer only
 relays them.
 
@@ -48,7 +50,7 @@ from django.conf import settings
 
 from quotaweb import metrics
 from quotaweb.accounts.models import TeamLink
-from quotaweb.accounts.roles import is_viewer
+from quotaweb.accounts.roles import is_member, is_viewer, own_scope
 from quotaweb.accounts.selectors import team_link_active
 from quotaweb.channel_layer import LAYER_ERRORS
 from quotaweb.engine.gateway import ERR_NOT_LOADED, ERR_PARTITION, EngineNotLoaded, engines_get
@@ -67,6 +69,7 @@ ERR_JSON = "messages must be JSON objects with a type: {detail}"
 ERR_TYPE = "unknown message type {type!r}: use subscribe, unsubscribe, resync or ping"
 ERR_NOT_SUBSCRIBED = "not subscribed to {scope}; subscribe first"
 ERR_LINK_SCOPE = "this team link shows only {scope} in partition {partition}"
+ERR_MEMBER_SCOPE = "as a member you may follow only {scopes}, not {scope}"
 ERR_REVOKED = "your access ended (the link was revoked, or the token or account removed)"
 MAX_SCOPES = 64
 ERR_TOO_MANY = f"at most {MAX_SCOPES} subscriptions per socket"
@@ -99,11 +102,23 @@ CLOSE_POLICY = 1008
 
 @dataclass(frozen=True)
 class Principal:
-    """Who holds the socket: an account (by session or API token), or a team link."""
+    """Who holds the socket: an account (by session or API token), or a team link. A member's
+    account may follow ``allowed`` only (None: every scope)."""
 
     user_id: int | None = None
     token: str = ""
     link: TeamLink | None = None
+    allowed: frozenset[str] | None = None
+
+
+def _account_principal(user: Any, key: str = "") -> Principal | None:
+    if is_viewer(user):
+        return Principal(user.pk, key)
+    if is_member(user):
+        scope = own_scope(user)
+        if scope is not None:
+            return Principal(user.pk, key, allowed=scope.scope_texts)
+    return None
 
 
 @database_sync_to_async
@@ -115,12 +130,12 @@ def _principal_for(scope: dict[str, Any]) -> Principal | None:
     if key:
         token = Token.objects.select_related("user").filter(key=key).first()
         if token is not None:
-            return Principal(token.user_id, key) if is_viewer(token.user) else None
+            return _account_principal(token.user, key)
         link = team_link_active(token=key)
         return Principal(token=key, link=link) if link is not None else None
     user = scope.get("user")
-    if user is not None and user.is_authenticated and is_viewer(user):
-        return Principal(user.pk)
+    if user is not None and user.is_authenticated:
+        return _account_principal(user)
     return None
 
 
@@ -133,7 +148,11 @@ def _still_valid(principal: Principal) -> bool:
         return team_link_active(token=principal.token) is not None
     if principal.token and not Token.objects.filter(key=principal.token).exists():
         return False
-    return get_user_model().objects.filter(pk=principal.user_id, is_active=True).exists()
+    user = get_user_model().objects.filter(pk=principal.user_id, is_active=True).first()
+    # The role is read again (a directory change counts): a socket whose holder would now be
+    # let in with other rights closes, and the page opens a new one with the current ones.
+    now = _account_principal(user) if user is not None else None
+    return now is not None and now.allowed == principal.allowed
 
 
 @database_sync_to_async
@@ -352,6 +371,12 @@ class UsageConsumer(AsyncJsonWebsocketConsumer):
             scope = scope_parse(content.get("scope"))
         except ScopeInvalid as error:
             await self._error(str(error))
+            return
+        allowed = self.principal.allowed
+        if allowed is not None and scope.text not in allowed:
+            await self._error(ERR_MEMBER_SCOPE.format(
+                scopes=", ".join(sorted(allowed)), scope=scope.text
+            ))
             return
         link = self.principal.link
         if link is not None and scope.text != link.scope_text:

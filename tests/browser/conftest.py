@@ -7,10 +7,8 @@ needs DJANGO_ALLOW_ASYNC_UNSAFE there, which must not leak into the other tests.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -101,21 +99,10 @@ AXE_PACKAGE = "axe-core"
 
 @pytest.fixture(scope="session")
 def axe_script() -> Path:
-    """axe-core's browser build at the version package.json pins, installed from the lock file
-    (``npm ci``) when node_modules does not hold that version yet."""
-    root = Path(__file__).resolve().parents[2]
-    pinned = json.loads((root / "package.json").read_text())["devDependencies"][AXE_PACKAGE]
-    installed = root / "node_modules" / AXE_PACKAGE
-    manifest = installed / "package.json"
-    if not manifest.exists() or json.loads(manifest.read_text())["version"] != pinned:
-        npm = shutil.which("npm")
-        if npm is None:
-            pytest.fail("npm is needed to install axe-core for the accessibility tests")
-        subprocess.run(
-            [npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund"], cwd=root, check=True,
-            capture_output=True,
-        )
-    return installed / "axe.min.js"
+    """axe-core's browser build at the version package.json pins (tests/node_packages.py)."""
+    from tests.node_packages import node_package
+
+    return node_package(AXE_PACKAGE) / "axe.min.js"
 
 
 @pytest.fixture(scope="module")

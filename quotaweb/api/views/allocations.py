@@ -252,6 +252,13 @@ class ApplicationView(APIView):
 
 
 class HeadroomView(APIView):
+    @staticmethod
+    def member_scope(request: Request, kwargs: dict[str, Any]) -> list[tuple[str, str]]:
+        """A member may ask what they themselves may still add, as themselves in their groups."""
+        params = request.query_params
+        groups = [name for name in params.get("groups", "").split(",") if name]
+        return [("user", params.get("user", "")), *(("group", name) for name in groups)]
+
     @extend_schema(
         parameters=[
             OpenApiParameter("queuePath", pattern_string(QUEUE_PATH_PATTERN), required=True),

@@ -434,6 +434,10 @@ class UsersView(YunikornView):
 
 
 class UserView(YunikornView):
+    @staticmethod
+    def member_scope(request: Request, kwargs: dict[str, Any]) -> list[tuple[str, str]]:
+        return [("user", query_unescape(kwargs["user"]))]
+
     @extend_schema(responses=UserUsageSerializer, parameters=[path_parameter(
         "user", USER_NAME_PATTERN, "a user name; 400 for one that is no valid name")])
     def get(self, request: Request, partition: str, user: str) -> Response:
@@ -453,6 +457,10 @@ class GroupsView(YunikornView):
 
 
 class GroupView(YunikornView):
+    @staticmethod
+    def member_scope(request: Request, kwargs: dict[str, Any]) -> list[tuple[str, str]]:
+        return [("group", query_unescape(kwargs["group"]))]
+
     @extend_schema(responses=GroupUsageSerializer, parameters=[path_parameter(
         "group", GROUP_NAME_PATTERN, "a group name; 400 for one that is no valid name")])
     def get(self, request: Request, partition: str, group: str) -> Response:
