@@ -8,7 +8,9 @@ Personas (each a user in the test database; all share ``PERSONA_PASSWORD``):
 - ``admin``: Ada (``ada``), a quota admin through the ``quota-admins`` group (not staff);
 - ``staff_admin``: Stan (``stan``), a quota admin because he is staff (in no group);
 - ``viewer``: Vera (``vera``), a plain active account that reads but changes nothing;
-- ``outsider``: a client nobody is logged into.
+- ``outsider``: a client nobody is logged into;
+- ``member``: Alice (``alice``), a directory user in the ``ml`` group only, so a member: she reads
+  her own usage and ml's, nothing else (``member_client`` is logged in as her).
 
 Clients, by how they authenticate:
 
@@ -132,3 +134,20 @@ def admin_token(admin) -> Client:
 @pytest.fixture
 def viewer_token(viewer) -> Client:
     return token_client(viewer)
+
+
+# -- directory people (LDAP / OpenID Connect users, without a directory) -------------------------
+
+
+@pytest.fixture
+def member(db):
+    """Alice as a directory user in the ``ml`` group only: a member (her own and ml's usage).
+    The name and group are the engine's, as in ``tests/configs.py``'s limits."""
+    from quotaweb.accounts.directory import directory_user_sync
+
+    return directory_user_sync(username="alice", groups=["ml"], source="ldap")
+
+
+@pytest.fixture
+def member_client(member) -> Client:
+    return _logged_in(member)

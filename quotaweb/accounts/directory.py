@@ -49,6 +49,19 @@ def _role_text(identity: DirectoryIdentity | None) -> str:
     return ROLE_LABELS[role_from_groups(identity.groups)]
 
 
+def is_local_account(user: Any) -> bool:
+    """A user made on this site rather than by a sign-in backend a moment ago: one with a
+    password, staff or superuser rights, Django groups or an API token (a service account)."""
+    from rest_framework.authtoken.models import Token
+
+    if DirectoryIdentity.objects.filter(user=user).exists():
+        return False
+    return bool(
+        user.has_usable_password() or user.is_staff or user.is_superuser
+        or user.groups.exists() or Token.objects.filter(user=user).exists()
+    )
+
+
 @transaction.atomic
 def directory_user_sync(
     *, username: str, groups: Iterable[str], source: str, email: str = "", full_name: str = "",
@@ -69,7 +82,7 @@ def directory_user_sync(
         **{user_model.USERNAME_FIELD: username}, defaults={"is_active": True},
     )
     identity = DirectoryIdentity.objects.filter(user=user).first()
-    if identity is None and not created and user.has_usable_password():
+    if identity is None and not created and is_local_account(user):
         raise DirectoryUserRefused(ERR_LOCAL_ACCOUNT.format(username=username))
     if created or user.has_usable_password():
         user.set_unusable_password()

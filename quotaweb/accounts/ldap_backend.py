@@ -25,6 +25,7 @@ from quotaweb.accounts.directory import (
     DirectoryUserRefused,
     directory_user_gone,
     directory_user_sync,
+    is_local_account,
 )
 from quotaweb.accounts.identity import (
     ERR_UNAVAILABLE,
@@ -63,9 +64,7 @@ class QuotawebLDAPBackend(LDAPBackend):
     def get_or_build_user(self, username: str, ldap_user: Any) -> tuple[Any, bool]:
         user, built = super().get_or_build_user(username, ldap_user)
         # Refused before django-auth-ldap writes the directory's attributes over a local account.
-        if not built and user.has_usable_password() and not DirectoryIdentity.objects.filter(
-            user=user
-        ).exists():
+        if not built and is_local_account(user):
             auth_event_record(
                 kind=AuthEvent.KIND_DENIED, username=user.get_username(), source=SOURCE,
                 detail=ERR_LOCAL_ACCOUNT.format(username=user.get_username()),

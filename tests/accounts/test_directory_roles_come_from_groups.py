@@ -88,3 +88,13 @@ def test_the_directory_details_are_kept():
 def test_a_bad_source_or_name_is_refused(username, source):
     with pytest.raises(DirectoryUserRefused):
         directory_user_sync(username=username, groups=[], source=source)
+
+
+def test_a_service_account_with_a_token_is_not_taken_over(django_user_model):
+    from rest_framework.authtoken.models import Token
+
+    service = django_user_model.objects.create_user("scheduler")
+    Token.objects.create(user=service)
+    assert not service.has_usable_password()
+    with pytest.raises(DirectoryUserRefused):
+        directory_user_sync(username="scheduler", groups=["hpc-admins"], source="oidc")
