@@ -43,7 +43,7 @@ from quotaweb.core.services import engines_start
 from quotaweb.elastic.worker import elastic_worker_start
 from quotaweb.engine.gateway import Gateway
 from quotaweb.redaction import RedactedAccessLog
-from quotaweb.usage.owner import owner_start
+from quotaweb.usage.owner import engine_channel_for, owner_group_for, owner_start
 from quotaweb.usage.sampler import sampler_start
 from trackers.gcpause import freeze_survivors
 
@@ -151,6 +151,11 @@ def owner_threads_start(
         # Runs until the process ends (a daemon thread with its own event loop).
         owner_start()
         write(MSG_OWNER)
+    elif ownership.leases is not None and settings.REDIS_URL:
+        # A peer: the sockets of every peer ask it for the partitions it owns, on its own
+        # channel (``usage.consumers`` follows each partition's owner).
+        owner_start(channel=engine_channel_for(ownership.leases.name),
+                    group=owner_group_for(ownership.leases.name))
     owner.threads.append(sampler_start(stop=owner.stop_event))
     owner.threads.append(elastic_worker_start(stop=owner.stop_event))
     upkeep = ledger_upkeep_start(stop=owner.stop_event)
