@@ -66,7 +66,6 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from quotaweb.api.lean import LeanAllocations  # noqa: E402
-from quotaweb.core.forwarding import Forwarding  # noqa: E402
 from quotaweb.origins import SameOriginValidator  # noqa: E402
 from quotaweb.routing import websocket_urlpatterns  # noqa: E402
 
@@ -76,8 +75,7 @@ lean_allocations = LeanAllocations(django_asgi_app, executor=django_asgi_app.poo
 
 application = ProtocolTypeRouter(
     {
-        # A partition another peer owns is answered by that peer (PostgreSQL leases).
-        "http": Forwarding(lean_allocations),
+        "http": lean_allocations,
         # Only this site's pages (scheme, host and port) or CSRF_TRUSTED_ORIGINS: quotaweb.origins.
         "websocket": SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }

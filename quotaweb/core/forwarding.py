@@ -2,7 +2,8 @@
 owns is sent on to that peer over HTTP and answered with its answer (docs/design.md,
 "Forwarding between peers").
 
-``Forwarding`` is the outermost ASGI layer of HTTP. Without leases (SQLite, or a process that
+``Forwarding`` is the outermost ASGI layer of the server (``core.serving.serve``; websockets
+and anything but HTTP pass through it untouched). Without leases (SQLite, or a process that
 takes part in none) it passes everything straight through. With them, a request whose path
 names a unit (``unit_of``) is answered:
 

@@ -37,6 +37,7 @@ from twisted.internet import reactor
 from quotaweb.allocations.upkeep import ledger_upkeep_start
 from quotaweb.api.parsers import json_max_bytes
 from quotaweb.config.services import ConfigRejected
+from quotaweb.core.forwarding import Forwarding
 from quotaweb.core.ownership import Ownership
 from quotaweb.core.request_limits import limited_channel_protocol
 from quotaweb.core.services import engines_start
@@ -192,7 +193,9 @@ def serve(
     gc.set_threshold(*GC_THRESHOLDS)
     sys.setswitchinterval(SWITCH_INTERVAL_SECONDS)
     server_for(
-        application, host=host, port=port, drain_seconds=drain_seconds,
+        # A partition another peer owns is answered by that peer (PostgreSQL leases; without
+        # them everything passes straight through).
+        Forwarding(application), host=host, port=port, drain_seconds=drain_seconds,
         proxy_headers=proxy_headers, listening=listening,
     ).run()
 
