@@ -93,6 +93,7 @@ async def _redis_round_trips(url: str, count: int) -> list[float]:
             seconds.append(time.perf_counter() - started)
     finally:
         serving.cancel()
+        await asyncio.gather(serving, return_exceptions=True)
         await layer.flush()
     return seconds
 
