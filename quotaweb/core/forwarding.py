@@ -39,6 +39,7 @@ from django.conf import settings
 from django.utils.html import escape
 
 from quotaweb import metrics
+from quotaweb.api.parsers import json_max_bytes
 from quotaweb.core.peer_http import HOP_BY_HOP, PeerAnswer, PeerClient, PeerSilent, PeerUnreachable
 from quotaweb.core.peers import peer_current
 from quotaweb.engine.gateway import engines_get
@@ -138,10 +139,11 @@ class _Recorded:
         receive = self.replay()
         for _ in range(len(self.read)):
             await receive()
-        while not self.done:
-            await receive()
-            if sum(len(m.get("body", b"")) for m in self.read) > limit:
-                return None
+        size = sum(len(m.get("body", b"")) for m in self.read)
+        while not self.done and size <= limit:
+            size += len((await receive()).get("body", b""))
+        if size > limit:
+            return None
         if any(m["type"] != "http.request" for m in self.read):
             return None
         return b"".join(m.get("body", b"") for m in self.read)
@@ -191,7 +193,7 @@ class Forwarding:
                     return
             elif where is not None:
                 owner, address = where
-                body = await recorded.body(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
+                body = await recorded.body(json_max_bytes())
                 if body is None:
                     # Over the cap, or the client left: this peer's views answer it as they do.
                     await self.app(scope, recorded.replay(), send)

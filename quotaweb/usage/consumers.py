@@ -13,7 +13,10 @@ stays open and what it was for is tried again (below); when the layer is back af
 fresh snapshots, since a restarted Redis has forgotten both. In "channel" mode it also listens
 to the engine owner's heartbeat: when it has heard none for ``OWNER_SILENT_SECONDS`` it tells
 the browser its figures are ``stale``, and when the owner is back (heartbeats again, or from a
-new start) it watches its scopes again, so the owner answers fresh snapshots.
+new start) it watches its scopes again, so the owner answers fresh snapshots. With PostgreSQL
+peers (and Redis) every socket asks its partition's owner, on that peer's own channel
+(``usage.owner.engine_channel_for``), and looks the owner up again every heartbeat interval:
+when the partition moved, it leaves the old owner and asks the new one for fresh snapshots.
 
 Whatever the mode, the socket itself sends ``heartbeat`` every ``HEARTBEAT_SECONDS``: a page that
 hears nothing for a few seconds knows the server is frozen or the connection dead (a TCP
@@ -195,13 +198,16 @@ class UsageConsumer(AsyncJsonWebsocketConsumer):
         # leases) the partition's owner, followed as the partition moves (``_follow``).
         self.owner_channel: str | None = None
         self.owner_group: str | None = None
-        try:
-            self.following = _peers_share()
-        except EngineNotLoaded:
-            await self._fail(ERR_NOT_LOADED, CLOSE_STARTING)
-            return
+        self.following = False
         if settings.QUOTAWEB_ENGINE_OWNER == "channel":
+            # A ``manage.py web`` process, which loads no engine, or the one owner.
             self.owner_channel, self.owner_group = ENGINE_CHANNEL, OWNER_GROUP
+        else:
+            try:
+                self.following = _peers_share()
+            except EngineNotLoaded:
+                await self._fail(ERR_NOT_LOADED, CLOSE_STARTING)
+                return
         self.remote = self.owner_channel is not None or self.following
         link = self.principal.link
         if link is not None and link.partition != self.partition:

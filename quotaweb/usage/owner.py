@@ -1,10 +1,12 @@
 """The engine owner's side of live usage when sockets live in other processes ("channel" mode).
 
 Sockets in any web process ask the one process that owns the engines to watch a scope, by a
-message on the named channel ``ENGINE_CHANNEL``; the owner's broadcaster answers the snapshot to
-the socket's own channel and sends updates to the scope's group, which Redis delivers to every
-process. Watches are leases: a socket renews them while it lives, so the owner stops building
-updates for sockets of a process that died without saying goodbye.
+message on the named channel ``ENGINE_CHANNEL`` (with PostgreSQL peers, each peer answers for
+the partitions it owns on a channel and heartbeat group of its own, ``engine_channel_for``);
+the owner's broadcaster answers the snapshot to the socket's own channel and sends updates to
+the scope's group, which Redis delivers to every process. Watches are leases: a socket renews
+them while it lives, so the owner stops building updates for sockets of a process that died
+without saying goodbye.
 
 The owner also sends a heartbeat to the group ``OWNER_GROUP`` every ``HEARTBEAT_SECONDS``, the
 first one as it starts, carrying the id of this start (``boot``). A socket that hears none for

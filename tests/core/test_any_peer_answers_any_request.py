@@ -245,6 +245,40 @@ def test_a_socket_on_any_peer_follows_a_partition_owned_elsewhere(peers):
     assert update["changed"][0]["queues"]["resourceUsage"] == {"memory": 1024}
 
 
+def test_a_socket_follows_its_partition_to_the_new_owner(peers):
+    first, second = peers.servers
+    partition = _owned_by_first(peers)
+
+    async def scenario() -> list[dict]:
+        live = await WebSocket.connect(
+            "127.0.0.1", second.port, f"/ws/usage/{partition}/?token={peers.token}",
+            origin=f"http://127.0.0.1:{second.port}",
+        )
+        try:
+            await live.send_json({"type": "subscribe", "scope": "user:u1"})
+            seen = [await live.receive_news(timeout=10)]
+            await asyncio.to_thread(first.kill)
+            # The survivor takes the partition; the socket asks it for a fresh snapshot (it
+            # may say it is stale first), then hears its updates.
+            while (message := await live.receive_news(timeout=20))["type"] == "stale":
+                pass
+            seen.append(message)
+            answer = await asyncio.to_thread(peers.allocate, second, partition, "k1")
+            assert answer.status == 201
+            while True:
+                message = await live.receive_news(timeout=10)
+                if message["type"] == "update":
+                    seen.append(message)
+                    return seen
+        finally:
+            live.close()
+
+    before, after, update = asyncio.run(scenario())
+    assert (before["type"], after["type"]) == ("snapshot", "snapshot")
+    assert update["changed"][0]["queues"]["resourceUsage"] == {"memory": 1024}
+    assert partition in peers.owns(second)
+
+
 def test_a_request_during_a_handoff_waits_for_the_new_owner(peers):
     first, second = peers.servers
     partition = _owned_by_first(peers)
