@@ -215,8 +215,7 @@ class Forwarding:
                     self._count(kind, "unreachable", started)
                     return
                 else:
-                    if answer.status != 503 or answer.header(NOT_OWNER_HEADER.lower().encode(
-                    )) is None:
+                    if answer.status != 503 or answer.header(_MARKER) is None:
                         await _relay(send, answer)
                         self._count(kind, "answered", started)
                         return
