@@ -66,8 +66,8 @@ SOCKET_TIMEOUT_SECONDS = 3 * RedisChannelLayer.brpop_timeout
 # The named channel on which sockets ask the engine owner for snapshots (quotaweb.usage.owner).
 ENGINE_CHANNEL = "quotaweb-engine"
 # The channels that a crowd fills: each process's own (the answers to all of its sockets share
-# one Redis queue) and the engine owner's.
-CROWD_CHANNELS = ("specific.*", ENGINE_CHANNEL)
+# one Redis queue) and the engine owner's (each peer's, with PostgreSQL leases).
+CROWD_CHANNELS = ("specific.*", ENGINE_CHANNEL, f"{ENGINE_CHANNEL}.*")
 
 
 def redis_layer_config(url: str, *, prefix: str, capacity: int, connections: int) -> dict:

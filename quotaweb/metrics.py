@@ -234,6 +234,19 @@ declare(
     labels=("change",),
 )
 declare(
+    "quotaweb_forwarded_requests_total", "counter",
+    "Requests this peer passed to the partition's owner (PostgreSQL leases), by kind (allocate, "
+    "batch, release, api, yunikorn, page) and outcome (answered: the owner's answer relayed; "
+    "moving: no owner within the bound; unreachable: the owner did not answer).",
+    labels=("kind", "outcome"),
+)
+declare(
+    "quotaweb_forward_seconds", "histogram",
+    "Time from a forwarded request's arrival to its answer (waits for a moving partition "
+    "included), by kind.",
+    labels=("kind",), buckets=ALLOCATION_BUCKETS,
+)
+declare(
     "quotaweb_allocation_seconds", "histogram",
     "Time to answer an allocation request (engine step and ledger write), by operation: "
     "allocate, release, application_release (all of an application), batch (a whole batch).",

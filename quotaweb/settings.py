@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from datetime import timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -437,6 +438,17 @@ QUOTAWEB_NODE_NAME = env_str("QUOTAWEB_NODE_NAME", None)
 if QUOTAWEB_NODE_NAME is not None and len(QUOTAWEB_NODE_NAME) > 255:
     raise ImproperlyConfigured("QUOTAWEB_NODE_NAME is longer than 255 characters.")
 QUOTAWEB_LEASE_MS = env_int("QUOTAWEB_LEASE_MS", 2000, minimum=300, maximum=600_000)
+# Where the other peers reach this one (host:port) to forward requests for the partitions it
+# owns (docs/design.md, "Forwarding between peers"); default the address it listens on, which
+# is wrong when it listens on 0.0.0.0 or on a port a container maps elsewhere.
+QUOTAWEB_PEER_ADDRESS = env_str("QUOTAWEB_PEER_ADDRESS", None)
+if QUOTAWEB_PEER_ADDRESS is not None and not re.fullmatch(
+    r"(\[[0-9A-Fa-f:.]+\]|[^\s:/\[\]]+):[0-9]{1,5}", QUOTAWEB_PEER_ADDRESS
+):
+    raise ImproperlyConfigured(
+        f"QUOTAWEB_PEER_ADDRESS must be host:port (an IPv6 host in brackets), not "
+        f"{QUOTAWEB_PEER_ADDRESS!r}."
+    )
 
 QUOTAWEB_ENGINE_OWNER = env_str("QUOTAWEB_ENGINE_OWNER", "local", choices=("local", "channel"))
 if QUOTAWEB_ENGINE_OWNER == "channel" and not REDIS_URL:

@@ -8,6 +8,7 @@ Debian's binaries refuse to run as root (the tests do): they run as the ``postgr
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -84,7 +85,9 @@ class PostgresServer:
 
     def thaw(self) -> None:
         for pid in reversed(self._pids()):
-            os.kill(pid, signal.SIGCONT)
+            # A backend whose client just left may be gone between the listing and the signal.
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)
 
     def close(self) -> None:
         try:

@@ -29,7 +29,13 @@ from quotaweb.elastic.services import ElasticRejected
 from quotaweb.engine.elastic import NotALeaf, UnknownQueue
 from quotaweb.engine.gateway import EngineNotLoaded, UnknownPartition
 from quotaweb.engine.outcomes import AllocationNotFound, KeyConflict, PartitionBusy
-from quotaweb.engine.owners import ERR_FENCED, LeaseUnconfirmed, NotOwner, fence_refused
+from quotaweb.engine.owners import (
+    ERR_FENCED,
+    NOT_OWNER_HEADER,
+    LeaseUnconfirmed,
+    NotOwner,
+    fence_refused,
+)
 from quotaweb.engine.quotatrees import TreesNotLoaded
 from quotaweb.postgresql.waits import unavailable_reason
 from quotaweb.quotatrees.services import TreeRejected
@@ -192,6 +198,8 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
         code, message, details, extra = "internal", ERR_INTERNAL, [], {}
     elif isinstance(exc, ApiError):
         code, message, details, extra = exc.code, exc.message, exc.details, exc.extra
+        if isinstance(exc, NotServedHere):
+            response[NOT_OWNER_HEADER] = "1"
     else:
         code = _CODES.get(type(exc), getattr(exc, "default_code", "error"))
         message, details = _message_of(getattr(exc, "detail", str(exc)))

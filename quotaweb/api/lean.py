@@ -66,6 +66,7 @@ from quotaweb.api.views.allocations import (
     batch_answer,
     headroom_answer,
 )
+from quotaweb.engine.owners import NOT_OWNER_HEADER
 from trackers.gcpause import paused_gc
 
 logger = logging.getLogger(__name__)
@@ -97,6 +98,10 @@ _JSON_TYPES = frozenset({b"application/json", b"application/json; charset=utf-8"
 _ACCEPTED = frozenset({b"", b"*/*", b"application/json"})
 _renderer = JSONRenderer()
 _RETRY_AFTER = (b"Retry-After", str(Unavailable.RETRY_AFTER).encode())
+# ``_failure``'s answer to a partition another peer owns begins so, and carries the marker a
+# forwarding peer looks for (``core.forwarding``), as the views' answer does.
+_NOT_OWNER_BODY = b'{"error":"not_owner"'
+_NOT_OWNER = (NOT_OWNER_HEADER.encode(), b"1")
 
 
 def _render(data: Any) -> bytes:
@@ -384,6 +389,8 @@ class LeanAllocations:
                                              bool(content))
         if code == 503:
             response_headers.append(_RETRY_AFTER)
+            if content.startswith(_NOT_OWNER_BODY):
+                response_headers.append(_NOT_OWNER)
         await send({
             "type": "http.response.start", "status": code, "headers": response_headers,
         })

@@ -175,7 +175,8 @@ def ownership_claim(
     leases = None
     if lease:
         leases = LeaseStore(
-            name=settings.QUOTAWEB_NODE_NAME or holder.address, address=holder.address,
+            name=settings.QUOTAWEB_NODE_NAME or holder.address,
+            address=settings.QUOTAWEB_PEER_ADDRESS or holder.address,
             ttl_ms=settings.QUOTAWEB_LEASE_MS,
         )
     return Ownership(

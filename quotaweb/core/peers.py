@@ -64,6 +64,7 @@ class PeerLeases:
         self.ttl = store.ttl_ms / 1000
         self.write = write
         self.gateway: Gateway = engines_get()
+        self.gateway.peer_name = self.name
         self.trees_epoch: int | None = None
         self._renewed_at = time.monotonic()
         self._stop = threading.Event()

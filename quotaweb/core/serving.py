@@ -38,13 +38,14 @@ from quotaweb.allocations.history import DenialWriter
 from quotaweb.allocations.upkeep import ledger_upkeep_start
 from quotaweb.api.parsers import json_max_bytes
 from quotaweb.config.services import ConfigRejected
+from quotaweb.core.forwarding import Forwarding
 from quotaweb.core.ownership import Ownership
 from quotaweb.core.request_limits import limited_channel_protocol
 from quotaweb.core.services import engines_start
 from quotaweb.elastic.worker import elastic_worker_start
 from quotaweb.engine.gateway import Gateway
 from quotaweb.redaction import RedactedAccessLog
-from quotaweb.usage.owner import owner_start
+from quotaweb.usage.owner import engine_channel_for, owner_group_for, owner_start
 from quotaweb.usage.rollups import history_upkeep_start
 from quotaweb.usage.sampler import sampler_start
 from trackers.gcpause import freeze_survivors
@@ -155,6 +156,11 @@ def owner_threads_start(
         # Runs until the process ends (a daemon thread with its own event loop).
         owner_start()
         write(MSG_OWNER)
+    elif ownership.leases is not None and settings.REDIS_URL:
+        # A peer: the sockets of every peer ask it for the partitions it owns, on its own
+        # channel (``usage.consumers`` follows each partition's owner).
+        owner_start(channel=engine_channel_for(ownership.leases.name),
+                    group=owner_group_for(ownership.leases.name))
     owner.threads.append(sampler_start(stop=owner.stop_event))
     owner.threads.append(elastic_worker_start(stop=owner.stop_event))
     owner.threads.append(DenialWriter().start(stop=owner.stop_event))
@@ -193,7 +199,9 @@ def serve(
     gc.set_threshold(*GC_THRESHOLDS)
     sys.setswitchinterval(SWITCH_INTERVAL_SECONDS)
     server_for(
-        application, host=host, port=port, drain_seconds=drain_seconds,
+        # A partition another peer owns is answered by that peer (PostgreSQL leases; without
+        # them everything passes straight through).
+        Forwarding(application), host=host, port=port, drain_seconds=drain_seconds,
         proxy_headers=proxy_headers, listening=listening,
     ).run()
 

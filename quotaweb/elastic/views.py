@@ -21,6 +21,7 @@ from quotaweb.accounts.decorators import viewer_required
 from quotaweb.elastic import page_selectors, services
 from quotaweb.elastic.forms import SwitchForm, TotalForm
 from quotaweb.engine.gateway import EngineNotLoaded, UnknownPartition
+from quotaweb.engine.owners import NOT_OWNER_HEADER, NotOwner
 from trackers import InvalidRequest
 from trackers.resources import format_resource
 
@@ -50,9 +51,11 @@ def _guarded(request: HttpRequest, answer: Callable[[], HttpResponse]) -> HttpRe
         return _problem(request, status=404, title=TITLE_NOT_FOUND, message=str(error))
     except page_selectors.ElasticBadRequest as error:
         return _problem(request, status=400, title=TITLE_BAD_REQUEST, message=str(error))
-    except EngineNotLoaded:
+    except EngineNotLoaded as error:
         response = _problem(request, status=503, title=TITLE_STARTING, message=ERR_STARTING)
         response["Retry-After"] = "5"
+        if isinstance(error, NotOwner):
+            response[NOT_OWNER_HEADER] = "1"
         return response
 
 

@@ -195,6 +195,8 @@ class Gateway(LeasedSlots[PartitionSlot], EngineReads):
         # and, for the others, who owns them: {partition: (peer name, address)}.
         self.leased = leased
         self._elsewhere: dict[str, tuple[str, str]] = {}
+        # This peer's name in the lease table ("" without leases): ``owner_name``.
+        self.peer_name = ""
         # One whole-document switch at a time; per-partition work still runs under slot locks.
         self._switch_lock = threading.Lock()
         # When these engines were created (start-up), in nanoseconds since the epoch.

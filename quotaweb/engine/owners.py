@@ -79,6 +79,11 @@ class NotOwner(EngineNotLoaded):
         self.partition, self.owner, self.address = partition, owner, address
 
 
+# The response header of an answer "this peer does not serve that partition now; nothing was
+# done": a peer that forwards requests (``core.forwarding``) looks for the owner again instead of
+# relaying it.
+NOT_OWNER_HEADER = "Quotaweb-Not-Owner"
+
 # The SQLSTATE ``quotaweb_fence`` raises (leases.0001): a ledger write of an epoch that ended.
 FENCE_SQLSTATE = "QWF01"
 ERR_FENCED = (
@@ -146,6 +151,7 @@ class LeasedSlots(Generic[_Slot]):
     _elsewhere: dict[str, tuple[str, str]]
     _version: int | None
     leased: bool
+    peer_name: str
 
     def _slot_new(self, partition: str, *, epoch: int, fresh_until: float) -> _Slot:
         raise NotImplementedError
@@ -192,6 +198,20 @@ class LeasedSlots(Generic[_Slot]):
     def owned(self) -> dict[str, int]:
         """{partition: lease epoch} of every slot held, being filled or not."""
         return {name: slot.epoch for name, slot in self._slots.items()}
+
+    def where(self, unit: str) -> tuple[str, str] | None:
+        """Where ``unit`` is served: ``("", "")`` here (its slot held, filled or being
+        filled), the owner's ``(name, address)`` as last noted, or None (moving, or never
+        noted). The quota trees' unit is never held in a slot: only noted when elsewhere."""
+        if unit in self._slots:
+            return "", ""
+        return self._elsewhere.get(unit)
+
+    def owner_name(self, unit: str) -> str | None:
+        """The name of the peer that serves ``unit`` now (``peer_name`` when it is this one),
+        or None while it moves."""
+        where = self.where(unit)
+        return None if where is None else where[0] or self.peer_name
 
     def owners_note(self, elsewhere: dict[str, tuple[str, str]]) -> None:
         """Who owns the partitions not held here: {partition: (peer name, address)}."""

@@ -20,6 +20,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from quotaweb.accounts.decorators import admin_required, viewer_required
 from quotaweb.engine.gateway import EngineNotLoaded
+from quotaweb.engine.owners import NOT_OWNER_HEADER, NotOwner
 from quotaweb.engine.quotatrees import TreesNotLoaded
 from quotaweb.quotatrees import page_selectors, services
 from quotaweb.quotatrees.consumer_forms import AddConsumerForm, ReleaseConsumerForm
@@ -65,9 +66,11 @@ def _guarded(request: HttpRequest, answer: Callable[[], HttpResponse]) -> HttpRe
         if error.code != NOT_FOUND:
             raise
         return _problem(request, status=404, title=TITLE_NOT_FOUND, message=str(error))
-    except (EngineNotLoaded, TreesNotLoaded):
+    except (EngineNotLoaded, TreesNotLoaded) as error:
         response = _problem(request, status=503, title=TITLE_STARTING, message=ERR_STARTING)
         response["Retry-After"] = "5"
+        if isinstance(error, NotOwner):
+            response[NOT_OWNER_HEADER] = "1"
         return response
 
 

@@ -32,6 +32,7 @@ from channels.layers import get_channel_layer
 
 from quotaweb import metrics
 from quotaweb.channel_layer import LAYER_ERRORS
+from quotaweb.engine.owners import NotOwner
 from quotaweb.usage import selectors
 from quotaweb.usage.scopes import Scope
 
@@ -146,7 +147,17 @@ class Broadcaster:
         layer = get_channel_layer()
         for partition in sorted({p for p, _ in self._watched}):
             async with self._lock(partition):
-                await self._partition_tick(layer, partition)
+                try:
+                    await self._partition_tick(layer, partition)
+                except NotOwner:
+                    # Another peer took it: its sockets watch there now (consumers follow the
+                    # owner), and the other partitions' updates go on.
+                    self._forget(partition)
+
+    def _forget(self, partition: str) -> None:
+        for key in [key for key in self._watched if key[0] == partition]:
+            for holder in list(self._watched.get(key, {})):
+                self.unwatch(partition, key[1], holder=holder)
 
     async def _partition_tick(self, layer, partition: str) -> None:
         if partition not in self._marks:

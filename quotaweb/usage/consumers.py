@@ -15,7 +15,10 @@ stays open and what it was for is tried again (below); when the layer is back af
 fresh snapshots, since a restarted Redis has forgotten both. In "channel" mode it also listens
 to the engine owner's heartbeat: when it has heard none for ``OWNER_SILENT_SECONDS`` it tells
 the browser its figures are ``stale``, and when the owner is back (heartbeats again, or from a
-new start) it watches its scopes again, so the owner answers fresh snapshots.
+new start) it watches its scopes again, so the owner answers fresh snapshots. With PostgreSQL
+peers (and Redis) every socket asks its partition's owner, on that peer's own channel
+(``usage.owner.engine_channel_for``), and looks the owner up again every heartbeat interval:
+when the partition moved, it leaves the old owner and asks the new one for fresh snapshots.
 
 Whatever the mode, the socket itself sends ``heartbeat`` every ``HEARTBEAT_SECONDS``: a page that
 hears nothing for a few seconds knows the server is frozen or the connection dead (a TCP
@@ -54,6 +57,7 @@ from quotaweb.accounts.roles import is_member, is_viewer, own_scope
 from quotaweb.accounts.selectors import team_link_active
 from quotaweb.channel_layer import LAYER_ERRORS
 from quotaweb.engine.gateway import ERR_NOT_LOADED, ERR_PARTITION, EngineNotLoaded, engines_get
+from quotaweb.engine.owners import ARRIVAL_SECONDS
 from quotaweb.usage.broadcaster import broadcaster_get
 from quotaweb.usage.owner import (
     ENGINE_CHANNEL,
@@ -61,6 +65,8 @@ from quotaweb.usage.owner import (
     OWNER_GROUP,
     OWNER_SILENT_SECONDS,
     RENEW_SECONDS,
+    engine_channel_for,
+    owner_group_for,
 )
 from quotaweb.usage.scopes import Scope, ScopeInvalid, scope_parse
 from quotaweb.usage.throttle import SnapshotAllowance
@@ -75,6 +81,9 @@ MAX_SCOPES = 64
 ERR_TOO_MANY = f"at most {MAX_SCOPES} subscriptions per socket"
 STALE_OWNER = "the process that owns the quota engines is not answering"
 STALE_LAYER = "the channel to the quota engines is down"
+STALE_MOVING = "the partition is moving to another peer"
+# How often a socket looks for the new owner of a partition being handed on, while it waits.
+FOLLOW_POLL_SECONDS = 0.05
 # Client messages are a type and a scope, a few hundred characters at most.
 MAX_MESSAGE_CHARS = 4096
 ERR_TOO_BIG = f"a message may have at most {MAX_MESSAGE_CHARS} characters"
@@ -160,6 +169,12 @@ def _partition_known(partition: str) -> bool:
     return partition in engines_get().partitions()
 
 
+def _peers_share() -> bool:
+    """Whether partitions are shared out between peers (PostgreSQL leases) and the channel
+    layer reaches them all (Redis): a socket then asks each partition's owner."""
+    return engines_get().leased and bool(settings.REDIS_URL)
+
+
 class UsageConsumer(AsyncJsonWebsocketConsumer):
     counted = False
 
@@ -197,8 +212,22 @@ class UsageConsumer(AsyncJsonWebsocketConsumer):
         metrics.inc("quotaweb_websocket_clients")
         self.recheck = asyncio.get_running_loop().create_task(self._recheck())
         self.beat = asyncio.get_running_loop().create_task(self._heartbeat())
-        # "channel" mode: the engines live in another process, which answers for them.
-        self.remote = settings.QUOTAWEB_ENGINE_OWNER == "channel"
+        # Where snapshots come from: this process's broadcaster, or an engine owner over the
+        # channel layer: in "channel" mode the one owner process; with peers (PostgreSQL
+        # leases) the partition's owner, followed as the partition moves (``_follow``).
+        self.owner_channel: str | None = None
+        self.owner_group: str | None = None
+        self.following = False
+        if settings.QUOTAWEB_ENGINE_OWNER == "channel":
+            # A ``manage.py web`` process, which loads no engine, or the one owner.
+            self.owner_channel, self.owner_group = ENGINE_CHANNEL, OWNER_GROUP
+        else:
+            try:
+                self.following = _peers_share()
+            except EngineNotLoaded:
+                await self._fail(ERR_NOT_LOADED, CLOSE_STARTING)
+                return
+        self.remote = self.owner_channel is not None or self.following
         link = self.principal.link
         if link is not None and link.partition != self.partition:
             await self._fail(
@@ -213,7 +242,19 @@ class UsageConsumer(AsyncJsonWebsocketConsumer):
         if self.remote:
             loop = asyncio.get_running_loop()
             self.owner_heard = loop.time()
-            await self._layer_call(self.channel_layer.group_add, OWNER_GROUP, self.channel_name)
+            if self.following:
+                if self.partition not in engines_get().configured():
+                    await self._fail(ERR_PARTITION.format(partition=self.partition),
+                                     CLOSE_NOT_FOUND)
+                    return
+                # A partition being handed on: wait for its new owner, within the bound a
+                # request waits (else stale until the watchdog finds it).
+                ends = loop.time() + ARRIVAL_SECONDS
+                while not await self._follow() and loop.time() < ends:
+                    await asyncio.sleep(FOLLOW_POLL_SECONDS)
+            else:
+                await self._layer_call(self.channel_layer.group_add, OWNER_GROUP,
+                                       self.channel_name)
             self.renewal = loop.create_task(self._renew())
             self.watchdog = loop.create_task(self._watch_owner())
             return
@@ -240,8 +281,9 @@ class UsageConsumer(AsyncJsonWebsocketConsumer):
         forget = getattr(self.channel_layer, "forget_reconnect", None)
         if forget is not None:
             forget(self.channel_name)
-        if getattr(self, "remote", False):
-            await self._layer_call(self.channel_layer.group_discard, OWNER_GROUP, self.channel_name)
+        if getattr(self, "owner_group", None):
+            await self._layer_call(self.channel_layer.group_discard, self.owner_group,
+                                   self.channel_name)
         for scope in getattr(self, "subscribed", ()):
             await self._leave(scope)
 
@@ -274,12 +316,39 @@ class UsageConsumer(AsyncJsonWebsocketConsumer):
         loop = asyncio.get_running_loop()
         while True:
             await asyncio.sleep(HEARTBEAT_SECONDS)
+            if self.following and await self._follow():
+                # Another peer owns the partition now: fresh snapshots from it.
+                await self._rejoin()
+                continue
             if loop.time() - self.owner_heard <= OWNER_SILENT_SECONDS:
                 continue
             if not self.stale:
                 await self._tell_stale(STALE_OWNER)
             # In case Redis restarted and forgot the heartbeat group: join it again.
-            await self._layer_call(self.channel_layer.group_add, OWNER_GROUP, self.channel_name)
+            if self.owner_group is not None:
+                await self._layer_call(self.channel_layer.group_add, self.owner_group,
+                                       self.channel_name)
+
+    async def _follow(self) -> bool:
+        """Peers: look up the partition's owner; when it is another than the one this socket
+        asks, leave the old one (its heartbeats, its watches) and join the new one's
+        heartbeats. True when it changed; the caller asks the new owner for snapshots."""
+        name = engines_get().owner_name(self.partition)
+        if name is None or engine_channel_for(name) == self.owner_channel:
+            return False
+        old_channel, old_group = self.owner_channel, self.owner_group
+        self.owner_channel, self.owner_group = engine_channel_for(name), owner_group_for(name)
+        # Heard from now on: a new owner gets the whole silence allowance before "stale".
+        self.owner_heard = asyncio.get_running_loop().time()
+        self.owner_boot = None
+        if old_group is not None:
+            await self._layer_call(self.channel_layer.group_discard, old_group,
+                                   self.channel_name)
+        if old_channel is not None:
+            for scope in list(self.subscribed):
+                await self._ask(old_channel, "engine.unwatch", scope)
+        await self._layer_call(self.channel_layer.group_add, self.owner_group, self.channel_name)
+        return True
 
     async def _tell_stale(self, reason: str) -> None:
         self.stale = True
@@ -305,8 +374,9 @@ class UsageConsumer(AsyncJsonWebsocketConsumer):
         return, never again on each heartbeat (under a crowd that fed on itself)."""
         # The snapshots on their way tell the browser it is live again.
         self.stale = False
-        if self.remote:
-            await self._layer_call(self.channel_layer.group_add, OWNER_GROUP, self.channel_name)
+        if self.owner_group is not None:
+            await self._layer_call(self.channel_layer.group_add, self.owner_group,
+                                   self.channel_name)
         for scope in list(self.subscribed):
             await self._request(scope)
 
@@ -413,10 +483,18 @@ class UsageConsumer(AsyncJsonWebsocketConsumer):
         # A failure (Redis gone) keeps the scope: it is asked for again until it comes.
         self.subscribed.add(scope)
         if not await self._request(scope):
-            await self._tell_stale(STALE_LAYER)
+            await self._tell_stale(STALE_LAYER if not self.remote or self.owner_channel
+                                   else STALE_MOVING)
 
     async def _ask_owner(self, kind: str, scope: Scope) -> bool:
-        return await self._layer_call(self.channel_layer.send, ENGINE_CHANNEL, {
+        """False when the layer failed, or nobody owns the partition now (asked again later:
+        ``_chase``)."""
+        if self.owner_channel is None:
+            return False
+        return await self._ask(self.owner_channel, kind, scope)
+
+    async def _ask(self, channel: str, kind: str, scope: Scope) -> bool:
+        return await self._layer_call(self.channel_layer.send, channel, {
             "type": kind, "partition": self.partition, "scope": scope.text,
             "reply": self.channel_name,
         })

@@ -1,10 +1,12 @@
 """The engine owner's side of live usage when sockets live in other processes ("channel" mode).
 
 Sockets in any web process ask the one process that owns the engines to watch a scope, by a
-message on the named channel ``ENGINE_CHANNEL``; the owner's broadcaster answers the snapshot to
-the socket's own channel and sends updates to the scope's group, which Redis delivers to every
-process. Watches are leases: a socket renews them while it lives, so the owner stops building
-updates for sockets of a process that died without saying goodbye.
+message on the named channel ``ENGINE_CHANNEL`` (with PostgreSQL peers, each peer answers for
+the partitions it owns on a channel and heartbeat group of its own, ``engine_channel_for``);
+the owner's broadcaster answers the snapshot to the socket's own channel and sends updates to
+the scope's group, which Redis delivers to every process. Watches are leases: a socket renews
+them while it lives, so the owner stops building updates for sockets of a process that died
+without saying goodbye.
 
 The owner also sends a heartbeat to the group ``OWNER_GROUP`` every ``HEARTBEAT_SECONDS``, the
 first one as it starts, carrying the id of this start (``boot``). A socket that hears none for
@@ -24,6 +26,7 @@ nothing, asks again (``quotaweb.usage.consumers``, ``SNAPSHOT_WAIT_SECONDS``).
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import random
 import threading
@@ -34,12 +37,14 @@ from channels.layers import get_channel_layer
 
 from quotaweb.channel_layer import ENGINE_CHANNEL, LAYER_ERRORS
 from quotaweb.engine.gateway import ERR_PARTITION, EngineNotLoaded, UnknownPartition
+from quotaweb.engine.owners import NotOwner
 from quotaweb.usage.broadcaster import broadcaster_get, usage_event
 from quotaweb.usage.scopes import ScopeInvalid, scope_parse
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["ENGINE_CHANNEL", "owner_serve", "owner_start"]
+__all__ = ["ENGINE_CHANNEL", "engine_channel_for", "owner_group_for", "owner_serve",
+           "owner_start"]
 
 LEASE_SECONDS = 60.0
 RENEW_SECONDS = 20.0
@@ -161,6 +166,11 @@ async def _answer(layer, message: dict[str, Any]) -> None:
         else:
             logger.warning("ignoring an engine message of type %r", kind)
             return
+    except NotOwner:
+        # Taken by another peer meanwhile: the socket follows it there and asks again
+        # (``SNAPSHOT_WAIT_SECONDS``); no error for the browser.
+        broadcaster.unwatch(partition, scope, holder=reply)
+        return
     except (UnknownPartition, EngineNotLoaded):
         broadcaster.unwatch(partition, scope, holder=reply)
         await _reply(layer, reply, usage_event(
@@ -170,20 +180,39 @@ async def _answer(layer, message: dict[str, Any]) -> None:
     await _reply(layer, reply, _snapshot_event(partition, scope.text, seq, data))
 
 
-async def owner_serve(boot: str | None = None) -> None:
-    """Answer watch, renew and unwatch requests, and send heartbeats, until cancelled.
-    A failed receive (Redis gone) is logged and retried with backoff, never the end."""
+def engine_channel_for(peer: str) -> str:
+    """The engine channel of one peer (PostgreSQL leases: each answers for the partitions it
+    owns). Named by a digest of the peer's name, which may hold characters a channel name may
+    not."""
+    return f"{ENGINE_CHANNEL}.{_digest(peer)}"
+
+
+def owner_group_for(peer: str) -> str:
+    """The group one peer's heartbeats go to (``engine_channel_for``)."""
+    return f"{OWNER_GROUP}.{_digest(peer)}"
+
+
+def _digest(peer: str) -> str:
+    return hashlib.sha256(peer.encode()).hexdigest()[:16]
+
+
+async def owner_serve(
+    boot: str | None = None, *, channel: str = ENGINE_CHANNEL, group: str = OWNER_GROUP
+) -> None:
+    """Answer watch, renew and unwatch requests on ``channel``, and send heartbeats to
+    ``group``, until cancelled. A failed receive (Redis gone) is logged and retried with
+    backoff, never the end."""
     layer = get_channel_layer()
     boot = boot or uuid.uuid4().hex
     loop = asyncio.get_running_loop()
     tasks: set[asyncio.Task] = set()
-    heartbeat = loop.create_task(_heartbeat(layer, boot))
+    heartbeat = loop.create_task(_heartbeat(layer, boot, group))
     lost_at: float | None = None
     delay = RETRY_FIRST_SECONDS
     try:
         while True:
             try:
-                message = await layer.receive(ENGINE_CHANNEL)
+                message = await layer.receive(channel)
             except LAYER_ERRORS as error:
                 if lost_at is None:
                     lost_at = loop.time()
@@ -206,12 +235,12 @@ async def owner_serve(boot: str | None = None) -> None:
         heartbeat.cancel()
 
 
-async def _heartbeat(layer, boot: str) -> None:
+async def _heartbeat(layer, boot: str, group: str) -> None:
     """Tell the sockets of every process that this owner (this start of it) is alive."""
     failing = False
     while True:
         try:
-            await layer.group_send(OWNER_GROUP, {"type": "owner.heartbeat", "boot": boot})
+            await layer.group_send(group, {"type": "owner.heartbeat", "boot": boot})
         except LAYER_ERRORS as error:
             if not failing:
                 logger.warning("the owner's heartbeat failed (%s: %s); sockets will show stale "
@@ -224,12 +253,12 @@ async def _heartbeat(layer, boot: str) -> None:
         await asyncio.sleep(HEARTBEAT_SECONDS)
 
 
-def owner_start() -> threading.Thread:
+def owner_start(*, channel: str = ENGINE_CHANNEL, group: str = OWNER_GROUP) -> threading.Thread:
     """Serve the engine channel on a daemon thread with its own event loop (the owner process's
     server has its own loop; the broadcaster and this service share this one)."""
     def run() -> None:
         try:
-            asyncio.run(owner_serve())
+            asyncio.run(owner_serve(channel=channel, group=group))
         except Exception:
             logger.exception("the engine channel stopped; live updates to other processes stop")
 

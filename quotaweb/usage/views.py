@@ -21,6 +21,7 @@ from django.views.decorators.http import require_safe
 
 from quotaweb.accounts.decorators import viewer_required
 from quotaweb.engine.gateway import EngineNotLoaded, UnknownPartition
+from quotaweb.engine.owners import NOT_OWNER_HEADER, NotOwner
 from quotaweb.usage import page_selectors, tree_window
 from quotaweb.usage.accounting import AccountingInvalid
 from quotaweb.usage.accounting_page import accounting_page
@@ -47,9 +48,11 @@ def _guarded(request: HttpRequest, answer: Callable[[], HttpResponse]) -> HttpRe
         return _problem(request, status=404, title=TITLE_NOT_FOUND, message=str(error))
     except page_selectors.UsageBadRequest as error:
         return _problem(request, status=400, title=TITLE_BAD_REQUEST, message=str(error))
-    except EngineNotLoaded:
+    except EngineNotLoaded as error:
         response = _problem(request, status=503, title=TITLE_STARTING, message=ERR_STARTING)
         response["Retry-After"] = "5"
+        if isinstance(error, NotOwner):
+            response[NOT_OWNER_HEADER] = "1"
         return response
 
 
