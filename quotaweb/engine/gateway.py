@@ -86,7 +86,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from quotaweb.engine.commits import Commits, LoopSides, Sides
+from quotaweb.engine.commits import Commits, Group, LoopSides, Sides
 from quotaweb.engine.elastic import ElasticState
 from quotaweb.engine.live import (
     EventLog,
@@ -113,7 +113,7 @@ from quotaweb.engine.outcomes import (
 from quotaweb.engine.owners import ERR_NOT_LOADED as ERR_NOT_LOADED
 from quotaweb.engine.owners import ERR_PARTITION as ERR_PARTITION
 from quotaweb.engine.owners import EngineNotLoaded as EngineNotLoaded
-from quotaweb.engine.owners import LeasedSlots, fenced
+from quotaweb.engine.owners import LeasedSlots, fenced, version_superseded
 from quotaweb.engine.owners import UnknownPartition as UnknownPartition
 from quotaweb.engine.quotatrees import trees_reset
 from quotaweb.engine.reads import EngineReads
@@ -196,6 +196,8 @@ class Gateway(LeasedSlots[PartitionSlot], EngineReads):
         self._elsewhere: dict[str, tuple[str, str]] = {}
         # One whole-document switch at a time; per-partition work still runs under slot locks.
         self._switch_lock = threading.Lock()
+        # Set (and replaced) at each switch: what a write refused for an older version waits on.
+        self._switched = threading.Event()
         # When these engines were created (start-up), in nanoseconds since the epoch.
         self.started_ns = time.time_ns()
 
@@ -299,6 +301,8 @@ class Gateway(LeasedSlots[PartitionSlot], EngineReads):
             self._slots = slots
             self._configs = {p.name: p for p in config.partitions}
             self._version = version
+            switched, self._switched = self._switched, threading.Event()
+        switched.set()
         return version
 
     def elastic(self, partition: str) -> ElasticState:
@@ -320,8 +324,24 @@ class Gateway(LeasedSlots[PartitionSlot], EngineReads):
         A retry of a live key with the same request answers it again without counting twice
         (once its row is durable); with another request it is a ``KeyConflict``. If the group's
         write fails, its admissions are undone in the engine and the database's error is raised
-        to each of them: nothing is acknowledged that is not stored.
+        to each of them: nothing is acknowledged that is not stored. A write refused because a
+        newer configuration version became active meanwhile (another peer applied it) is
+        admitted once more, judged by the new limits, once this peer has switched to them
+        (within the caller's bound).
         """
+        outcome, group = self._admit(partition, request, write)
+        if (group is not None and version_superseded(group.error)
+                and self._switched_from(group.tag)):
+            outcome, group = self._admit(partition, request, write)
+        if group is not None and group.error is not None:
+            raise group.error
+        return outcome
+
+    def _admit(
+        self, partition: str, request: LiveAllocation, write: LedgerWrite
+    ) -> tuple[Admission, Group[LiveAllocation] | None]:
+        """``allocate``'s admission and its group's write: the group, None when nothing was
+        written (denied, or a replay)."""
         slot = self._writable(partition)
         commits = slot.commits
         while True:
@@ -331,16 +351,15 @@ class Gateway(LeasedSlots[PartitionSlot], EngineReads):
                     outcome = self._allocate(slot, request)
                     if not outcome.allowed or outcome.replayed:
                         self._log(slot, outcome)
-                        return outcome
-                    group = commits.add(request.key, outcome.allocation, due=due())
+                        return outcome, None
+                    group = commits.add(request.key, outcome.allocation, due=due(),
+                                        tag=slot.engine.version)
                     break
             # A retry of an allocation whose row is not durable yet: answered once it is (or
             # admitted afresh if its write failed).
             slot.commits.see_through(pending, self._sides(slot, write))
         slot.commits.see_through(group, self._sides(slot, write))
-        if group.error is not None:
-            raise group.error
-        return outcome
+        return outcome, group
 
     def _sides(self, slot: PartitionSlot, write: LedgerWrite) -> Sides[LiveAllocation]:
         """How this thread writes a group of ``slot`` it leads, and undoes it on failure."""
@@ -350,7 +369,7 @@ class Gateway(LeasedSlots[PartitionSlot], EngineReads):
                 self._undo(slot, [Step("allocate", allocation) for allocation in rows])
 
         def write_group(rows: list[LiveAllocation], at: float | None) -> None:
-            with until(at), fenced(slot.epoch):
+            with until(at), fenced(slot.epoch, slot.commits.writing_tag()), self._following():
                 write(rows, [])
 
         return Sides(write_group, undo, partial(self._committed, slot))
@@ -387,7 +406,8 @@ class Gateway(LeasedSlots[PartitionSlot], EngineReads):
             if not outcome.allowed or outcome.replayed:
                 self._log(slot, outcome)
                 return outcome
-            group = slot.commits.add(request.key, outcome.allocation, due=due())
+            group = slot.commits.add(request.key, outcome.allocation, due=due(),
+                                     tag=slot.engine.version)
         finally:
             slot.lock.release()
         await slot.commits.outcome_on_loop(group, self._loop_sides(slot, write))
@@ -406,7 +426,7 @@ class Gateway(LeasedSlots[PartitionSlot], EngineReads):
             return LoopSides(_written_elsewhere, undo, committed, partial(write.run, drain))
 
         async def write_group(rows: list[LiveAllocation], at: float | None) -> None:
-            with until(at), fenced(slot.epoch):
+            with until(at), fenced(slot.epoch, slot.commits.writing_tag()), self._following():
                 await write(rows)
 
         return LoopSides(write_group, undo, committed)
@@ -443,7 +463,8 @@ class Gateway(LeasedSlots[PartitionSlot], EngineReads):
             if not slot.commits.wait(timeout=remaining()):
                 raise PartitionBusy(partition)
         try:
-            with fenced(slot.epoch):
+            # The engine's version cannot change meanwhile: an install takes this lock.
+            with fenced(slot.epoch, slot.engine.version), self._following():
                 yield
         finally:
             slot.lock.release()
