@@ -517,8 +517,22 @@ class Gateway(LeasedSlots[PartitionSlot], EngineReads):
 
         Each operation sees the ones before it. A failed operation (denied, unknown key, bad
         input) is answered and changes nothing; the others go ahead. If storing fails, every
-        engine change of the batch is undone in reverse order and the error propagates.
+        engine change of the batch is undone in reverse order and the error propagates; when
+        it was refused because a newer configuration version became active meanwhile, the
+        batch is run once more, judged by the new limits, once this process runs them.
         """
+        version = self._version
+        try:
+            return self._batch(partition, operations, write=write, stream=stream)
+        except Exception as error:
+            if not (version_superseded(error) and self._switched_from(version)):
+                raise
+        return self._batch(partition, operations, write=write, stream=stream)
+
+    def _batch(
+        self, partition: str, operations: list[Operation], *, write: LedgerWrite,
+        stream: LedgerStream | None,
+    ) -> list[BatchResult]:
         slot = self._writable(partition)
         if any(op.op != "allocate" for op in operations):
             stream = None

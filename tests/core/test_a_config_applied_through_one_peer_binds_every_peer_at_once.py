@@ -24,7 +24,6 @@ from tests.core.test_peers_take_over_a_dead_or_stalled_owner import (
     LEASE_MS,
     PARTITIONS,
     Peers,
-    allocation_body,
 )
 from tests.database_load import exchange
 from tests.postgres_server import PostgresServer, postgres_missing
@@ -112,7 +111,7 @@ def test_an_allocation_right_after_an_apply_elsewhere_is_judged_by_the_new_limit
 def test_the_database_refuses_rows_admitted_under_a_version_no_longer_active(peers):
     """The fence on its own: a ledger row naming the version before is refused whoever sends
     it, one naming the active version is stored."""
-    first, second = peers.servers
+    first, _ = peers.servers
     partition = owned_by_second(peers)
     old = put_config(first, peers.token, config_yaml(50 * MEMORY))
     new = put_config(first, peers.token, config_yaml(60 * MEMORY))
@@ -148,6 +147,8 @@ def test_an_elastic_setting_is_changed_by_its_owner_only(peers):
     assert json.loads(elsewhere.body)["owner"] == "peer2"
     status, answer = second.request("GET", f"/api/v1/partitions/{partition}/elastic",
                                     token=peers.token)
-    assert status == 200 and answer["enabled"] is False, answer
+    assert status == 200
+    assert answer["enabled"] is False, answer
     status, answer = second.request("PUT", path, token=peers.token, body={"enabled": True})
-    assert status == 200 and answer["enabled"] is True, answer
+    assert status == 200
+    assert answer["enabled"] is True, answer
