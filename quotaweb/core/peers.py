@@ -13,6 +13,12 @@ Liveness, not safety: if no renewal succeeded within a lease measured from when 
 503 ``database_unavailable``), even if this thread is stuck, and answers again once a renewal
 gets through and no other peer has taken the unit meanwhile. What keeps two owners from both
 storing is the fence in the database (``quotaweb_fence``), whatever this thread believes.
+
+The follower installs a configuration version applied through another peer within a round (at
+once when a write was refused for an older one) and confirms it in the peer's row; a peer that
+applies one waits for the owners' confirmations before it answers (``applied``). What keeps a
+peer from storing an admission judged by the old version is again the database
+(``quotaweb_version_fence``; docs/design.md, "Applies are global").
 """
 
 from __future__ import annotations
@@ -93,8 +99,9 @@ class PeerLeases:
 
     def start(self) -> None:
         """The first round now (a lone peer owns everything before it serves), the rest in
-        two threads until ``stop``: renewals in one, so that rebuilding a large partition in
-        the other never delays them past the lease."""
+        three threads until ``stop``: renewals in one, so that rebuilding a large partition in
+        another never delays them past the lease, and the follower of the active configuration
+        version in the third, so that neither delays a switch."""
         global _current
         self.round()
         self.follow()
