@@ -113,7 +113,7 @@ from quotaweb.engine.outcomes import (
 from quotaweb.engine.owners import ERR_NOT_LOADED as ERR_NOT_LOADED
 from quotaweb.engine.owners import ERR_PARTITION as ERR_PARTITION
 from quotaweb.engine.owners import EngineNotLoaded as EngineNotLoaded
-from quotaweb.engine.owners import LeasedSlots, fenced, version_superseded
+from quotaweb.engine.owners import LeasedSlots, fenced
 from quotaweb.engine.owners import UnknownPartition as UnknownPartition
 from quotaweb.engine.quotatrees import trees_reset
 from quotaweb.engine.reads import EngineReads
@@ -196,7 +196,6 @@ class Gateway(LeasedSlots[PartitionSlot], EngineReads):
         self._elsewhere: dict[str, tuple[str, str]] = {}
         # One whole-document switch at a time; per-partition work still runs under slot locks.
         self._switch_lock = threading.Lock()
-        # Set (and replaced) at each switch: what a write refused for an older version waits on.
         self._switched = threading.Event()
         # When these engines were created (start-up), in nanoseconds since the epoch.
         self.started_ns = time.time_ns()
@@ -324,14 +323,11 @@ class Gateway(LeasedSlots[PartitionSlot], EngineReads):
         A retry of a live key with the same request answers it again without counting twice
         (once its row is durable); with another request it is a ``KeyConflict``. If the group's
         write fails, its admissions are undone in the engine and the database's error is raised
-        to each of them: nothing is acknowledged that is not stored. A write refused because a
-        newer configuration version became active meanwhile (another peer applied it) is
-        admitted once more, judged by the new limits, once this peer has switched to them
-        (within the caller's bound).
+        to each of them: nothing is acknowledged that is not stored; one refused for an older
+        configuration version is admitted once more, by the new limits (``_judged_again``).
         """
         outcome, group = self._admit(partition, request, write)
-        if (group is not None and version_superseded(group.error)
-                and self._switched_from(group.tag)):
+        if group is not None and self._judged_again(group.error, group.tag):
             outcome, group = self._admit(partition, request, write)
         if group is not None and group.error is not None:
             raise group.error
@@ -340,8 +336,7 @@ class Gateway(LeasedSlots[PartitionSlot], EngineReads):
     def _admit(
         self, partition: str, request: LiveAllocation, write: LedgerWrite
     ) -> tuple[Admission, Group[LiveAllocation] | None]:
-        """``allocate``'s admission and its group's write: the group, None when nothing was
-        written (denied, or a replay)."""
+        """``allocate``'s admission and its group's write (None: nothing written)."""
         slot = self._writable(partition)
         commits = slot.commits
         while True:
@@ -353,7 +348,7 @@ class Gateway(LeasedSlots[PartitionSlot], EngineReads):
                         self._log(slot, outcome)
                         return outcome, None
                     group = commits.add(request.key, outcome.allocation, due=due(),
-                                        tag=slot.engine.version)
+                                        tag=self._judged_under(slot))
                     break
             # A retry of an allocation whose row is not durable yet: answered once it is (or
             # admitted afresh if its write failed).
@@ -407,7 +402,7 @@ class Gateway(LeasedSlots[PartitionSlot], EngineReads):
                 self._log(slot, outcome)
                 return outcome
             group = slot.commits.add(request.key, outcome.allocation, due=due(),
-                                     tag=slot.engine.version)
+                                     tag=self._judged_under(slot))
         finally:
             slot.lock.release()
         await slot.commits.outcome_on_loop(group, self._loop_sides(slot, write))
@@ -464,7 +459,7 @@ class Gateway(LeasedSlots[PartitionSlot], EngineReads):
                 raise PartitionBusy(partition)
         try:
             # The engine's version cannot change meanwhile: an install takes this lock.
-            with fenced(slot.epoch, slot.engine.version), self._following():
+            with fenced(slot.epoch, self._judged_under(slot)), self._following():
                 yield
         finally:
             slot.lock.release()
@@ -517,15 +512,14 @@ class Gateway(LeasedSlots[PartitionSlot], EngineReads):
 
         Each operation sees the ones before it. A failed operation (denied, unknown key, bad
         input) is answered and changes nothing; the others go ahead. If storing fails, every
-        engine change of the batch is undone in reverse order and the error propagates; when
-        it was refused because a newer configuration version became active meanwhile, the
-        batch is run once more, judged by the new limits, once this process runs them.
+        engine change of the batch is undone in reverse order and the error propagates (one
+        refused for an older configuration version runs once more, as in ``allocate``).
         """
         version = self._version
         try:
             return self._batch(partition, operations, write=write, stream=stream)
         except Exception as error:
-            if not (version_superseded(error) and self._switched_from(version)):
+            if not self._judged_again(error, version):
                 raise
         return self._batch(partition, operations, write=write, stream=stream)
 

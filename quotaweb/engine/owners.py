@@ -152,12 +152,19 @@ def fenced(epoch: int, version: int | None = None) -> Iterator[None]:
         _fence.reset(token)
 
 
+class _Versioned(Protocol):
+    version: int | None
+
+
 class OwnedSlot(Protocol):
     """What ownership uses of a partition's slot (``gateway.PartitionSlot``)."""
 
     epoch: int
     fresh_until: float
     arrived: threading.Event
+
+    @property
+    def engine(self) -> _Versioned: ...
 
 
 _Slot = TypeVar("_Slot", bound=OwnedSlot)
@@ -171,6 +178,7 @@ class LeasedSlots(Generic[_Slot]):
     _slots: dict[str, _Slot]
     _configs: dict[str, Partition]
     _switch_lock: threading.Lock
+    # Set (and replaced) at each switch: what a write refused for an older version waits on.
     _switched: threading.Event
     _elsewhere: dict[str, tuple[str, str]]
     _version: int | None
@@ -232,6 +240,17 @@ class LeasedSlots(Generic[_Slot]):
             if version_superseded(error) and self.on_behind is not None:
                 self.on_behind()
             raise
+
+    def _judged_under(self, slot: _Slot) -> int | None:
+        """The version ``slot``'s admissions are stored under, for the fence: peers only (a
+        process without leases follows no version applied elsewhere)."""
+        return slot.engine.version if self.leased else None
+
+    def _judged_again(self, error: BaseException | None, version: int | None) -> bool:
+        """Whether work that failed with ``error`` is to run once more: refused for an older
+        configuration version than the one this process has switched to since (or does
+        within the caller's bound)."""
+        return version_superseded(error) and self._switched_from(version)
 
     def _switched_from(self, version: int | None) -> bool:
         """Wait (within the caller's bound, else ``ARRIVAL_SECONDS``) until this process runs
