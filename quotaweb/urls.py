@@ -13,7 +13,6 @@ urlpatterns = [
     path("elastic/", include("quotaweb.elastic.urls")),
     path("trees/", include("quotaweb.quotatrees.urls")),
     path("teams/", include("quotaweb.teams.urls")),
-    path("owners/", include("quotaweb.leases.urls")),
     path("team/<str:token>/", team_views.dashboard, name="team-dashboard"),
     path("", include("quotaweb.api.urls")),
     # Any other /api/v1/ path, a newline in it too (which the routes' ``.`` does not match): the

@@ -11,13 +11,13 @@ from django.urls import reverse
 
 from tests.leases.support import postgres_only
 
-NAV_LINK = f'<a href="{reverse("leases:owners")}"'
+NAV_LINK = f'<a href="{reverse("core:owners")}"'
 
 
 @pytest.mark.django_db
 def test_admins_find_it_in_the_navigation(quota_admin_client, capped_engines):
     assert NAV_LINK in quota_admin_client.get(reverse("core:home")).content.decode()
-    page = quota_admin_client.get(reverse("leases:owners"))
+    page = quota_admin_client.get(reverse("core:owners"))
     assert page.status_code == 200
     assert f'{NAV_LINK} aria-current="page">Owners</a>' in page.content.decode()
 
@@ -25,11 +25,11 @@ def test_admins_find_it_in_the_navigation(quota_admin_client, capped_engines):
 @pytest.mark.django_db
 def test_viewers_neither_see_it_nor_open_it(viewer_client, capped_engines):
     assert NAV_LINK not in viewer_client.get(reverse("core:home")).content.decode()
-    assert viewer_client.get(reverse("leases:owners")).status_code == 403
+    assert viewer_client.get(reverse("core:owners")).status_code == 403
 
 
 def test_it_needs_a_login(client):
-    response = client.get(reverse("leases:owners"))
+    response = client.get(reverse("core:owners"))
     assert response.status_code == 302
     assert response["Location"].startswith(reverse("accounts:login"))
 
@@ -38,7 +38,7 @@ def test_it_needs_a_login(client):
 def test_on_sqlite_one_process_owns_everything(quota_admin_client):
     if os.environ.get("DATABASE_URL"):
         pytest.skip("SQLite only")
-    page = quota_admin_client.get(reverse("leases:owners")).content.decode()
+    page = quota_admin_client.get(reverse("core:owners")).content.decode()
     assert "data-one-process" in page
     assert "data-peers" not in page
 
@@ -50,7 +50,7 @@ def test_it_shows_each_peer_and_each_units_owner(owner, taker, quota_admin_clien
     taker.take("default", epoch=epochs["default"])
     taker.renew()
 
-    page = quota_admin_client.get(reverse("leases:owners")).content.decode()
+    page = quota_admin_client.get(reverse("core:owners")).content.decode()
     assert '<tr data-peer="p1">' in page
     assert '<tr data-peer="p2">' in page
     assert "<code>p2.example:8000</code>" in page
