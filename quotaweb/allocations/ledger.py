@@ -35,7 +35,7 @@ from quotaweb.engine.outcomes import (
     LoopLedgerWrite,
     ThreadLedgerWrite,
 )
-from quotaweb.engine.owners import fence_epoch
+from quotaweb.engine.owners import fence_epoch, fence_version
 from quotaweb.postgresql.base import has_input
 from quotaweb.postgresql.waits import (
     ERR_NO_ANSWER,
@@ -112,7 +112,7 @@ def _doubted(
 
 _INSERT_FIELDS = (
     "partition", "key", "application_id", "queue_path", "user", "groups", "resource", "group",
-    "created", "priority", "node_id", "epoch",
+    "created", "priority", "node_id", "epoch", "config_version",
 )
 # At most 990 parameters a statement: within every SQLite build's limit (999 before 3.32).
 _ROWS_PER_INSERT = 99
@@ -299,16 +299,19 @@ class _LedgerRows:
         created = _CREATED.get_db_prep_save(timezone.now(), connection)
         self.created = created.isoformat() if isinstance(created, datetime) else created
         # The lease epoch of the slot this write belongs to: the database's fence checks it.
-        epoch = fence_epoch()
-        self.epoch = epoch if connection.vendor == "sqlite" else str(epoch)
+        epoch, version = fence_epoch(), fence_version()
+        text = connection.vendor != "sqlite"
+        self.epoch = str(epoch) if text else epoch
+        # The configuration version its rows were admitted under: the configuration's fence.
+        self.version = str(version) if text else version
         kept = _encodings_kept.get(connection.vendor)
         if kept is None:
             kept = _encodings_kept[connection.vendor] = ({}, {})
         self.groups, self.resources = kept
 
     def of(self, allocations: list[LiveAllocation]) -> list[tuple]:
-        partition, created, connection, epoch = (
-            self.partition, self.created, self.connection, self.epoch
+        partition, created, connection, epoch, version = (
+            self.partition, self.created, self.connection, self.epoch, self.version
         )
         groups_seen, resources_seen = self.groups, self.resources
         rows = []
@@ -327,7 +330,8 @@ class _LedgerRows:
             # The priority as text, like every value here (COPY and the loop's INSERT send
             # text; SQLite stores it in the integer column as a number).
             rows.append((partition, a.key, a.application_id, a.queue_path, a.user, groups,
-                         resource, a.group or "", created, str(a.priority), a.node_id, epoch))
+                         resource, a.group or "", created, str(a.priority), a.node_id, epoch,
+                         version))
         return rows
 
 

@@ -34,6 +34,11 @@ class Allocation(models.Model):
     # PostgreSQL the database refuses a row whose epoch is not its partition's current one
     # (the fence, ``quotaweb.leases``).
     epoch = models.BigIntegerField(default=0, db_default=0)
+    # The configuration version the engine admitted it under (0 where not told: SQLite, tools):
+    # on PostgreSQL the database refuses a row whose version is no longer the active one, so a
+    # peer that has not yet switched to an applied version cannot store an admission judged by
+    # the old limits (``quotaweb_version_fence``, docs/design.md "Applies are global").
+    config_version = models.BigIntegerField(default=0, db_default=0)
 
     class Meta:
         constraints = [

@@ -22,7 +22,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
 from quotaweb.allocations.services import AllocationInvalid
-from quotaweb.api.problems import ApiError, NotServedHere, Unavailable, too_large
+from quotaweb.api.problems import ApiError, ConfigChanged, NotServedHere, Unavailable, too_large
 from quotaweb.config import edits, selectors
 from quotaweb.config.services import ConfigConflict, ConfigRejected, VersionNotFound
 from quotaweb.elastic.services import ElasticRejected
@@ -31,10 +31,12 @@ from quotaweb.engine.gateway import EngineNotLoaded, UnknownPartition
 from quotaweb.engine.outcomes import AllocationNotFound, KeyConflict, PartitionBusy
 from quotaweb.engine.owners import (
     ERR_FENCED,
+    ERR_SUPERSEDED,
     NOT_OWNER_HEADER,
     LeaseUnconfirmed,
     NotOwner,
     fence_refused,
+    version_superseded,
 )
 from quotaweb.engine.quotatrees import TreesNotLoaded
 from quotaweb.postgresql.waits import unavailable_reason
@@ -176,6 +178,8 @@ def api_error_for(exc: Exception, *, yunikorn: bool = False) -> Exception:
         return Unavailable(reason)
     if fence_refused(exc):
         return NotServedHere(ERR_FENCED)
+    if version_superseded(exc):
+        return ConfigChanged(ERR_SUPERSEDED)
     for kinds, answer in _DOMAIN:
         if isinstance(exc, kinds):
             return answer(exc, yunikorn)

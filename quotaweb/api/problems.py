@@ -62,6 +62,15 @@ class NotServedHere(ApiError):
         self.wait = RETRY_AFTER_SECONDS
 
 
+class ConfigChanged(ApiError):
+    """503 with ``Retry-After``: rows admitted under a configuration version that stopped being
+    the active one while they were written (another peer applied a new one); nothing stored."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(status_code=503, code="config_changed", message=message)
+        self.wait = RETRY_AFTER_SECONDS
+
+
 def too_large(limit: int) -> ApiError:
     return ApiError(
         status_code=413, code="too_large", message=ERR_TOO_LARGE.format(limit=limit)

@@ -320,11 +320,15 @@ def _config_store(
             rows_write(candidate=candidate, current=current)
             if also is not None:
                 also()
+            _version_fence_close()
         return version.number
 
     started = time.perf_counter()
     if engines_loaded():
-        engines_get().switch_config(candidate, commit=commit)
+        gateway = engines_get()
+        gateway.switch_config(candidate, commit=commit)
+        assert version is not None  # commit() stored it or raised
+        gateway.version_everywhere(version.number)
     else:
         commit()
     assert version is not None  # commit() stored it or raised
@@ -332,6 +336,20 @@ def _config_store(
     _page_cache_release()
     metrics.observe("quotaweb_config_apply_seconds", time.perf_counter() - started)
     return version
+
+
+# The advisory lock of the configuration's fence (``quotaweb_version_fence``, leases.0002): its
+# ledger writes take it shared, an apply exclusively.
+VERSION_FENCE_LOCK = (0x7176, 1)
+
+
+def _version_fence_close() -> None:
+    """On PostgreSQL, the last step of an apply's transaction: wait for the ledger writes that
+    read the version before (they commit first), and make those that come after wait for this
+    commit and then read the new version. Taken last, so writes wait only for the commit."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", list(VERSION_FENCE_LOCK))
 
 
 def _page_cache_release() -> None:

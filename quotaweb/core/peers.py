@@ -13,6 +13,12 @@ Liveness, not safety: if no renewal succeeded within a lease measured from when 
 503 ``database_unavailable``), even if this thread is stuck, and answers again once a renewal
 gets through and no other peer has taken the unit meanwhile. What keeps two owners from both
 storing is the fence in the database (``quotaweb_fence``), whatever this thread believes.
+
+The follower installs a configuration version applied through another peer within a round (at
+once when a write was refused for an older one) and confirms it in the peer's row; a peer that
+applies one waits for the owners' confirmations before it answers (``applied``). What keeps a
+peer from storing an admission judged by the old version is again the database
+(``quotaweb_version_fence``; docs/design.md, "Applies are global").
 """
 
 from __future__ import annotations
@@ -47,6 +53,12 @@ ROUNDS_PER_LEASE = 10
 MSG_TOOK = "took {unit} at epoch {epoch} ({seconds:.2f} s to rebuild)"
 MSG_GAVE = "handed {unit} on"
 MSG_LOST = "lost {unit}: its lease is no longer this peer's"
+MSG_UNCONFIRMED = (
+    "version {version} applied, but peer(s) {peers} did not confirm it within {seconds:.1f} s: "
+    "their writes under the version before are refused until they switch"
+)
+# How often an apply looks whether the other owners run its version.
+CONFIRM_POLL_SECONDS = 0.01
 MSG_STALE = "could not renew the leases for {seconds:.1f} s: serving nothing until it can"
 
 _current: PeerLeases | None = None
@@ -73,6 +85,11 @@ class PeerLeases:
         # the making of its slot (never across a rebuild): a unit taken while a renewal was
         # under way is not mistaken for one lost.
         self._owning = threading.Lock()
+        # The follower of the active configuration version (``follow``): woken at once when a
+        # ledger write is refused for an older version; one follow at a time.
+        self._follow_now = threading.Event()
+        self._following = threading.Lock()
+        self._confirmed: int | None = None
 
     def owned(self) -> dict[str, int]:
         """{unit: epoch} of everything this peer holds now."""
@@ -83,14 +100,22 @@ class PeerLeases:
 
     def start(self) -> None:
         """The first round now (a lone peer owns everything before it serves), the rest in
-        two threads until ``stop``: renewals in one, so that rebuilding a large partition in
-        the other never delays them past the lease."""
+        three threads until ``stop``: renewals in one, so that rebuilding a large partition in
+        another never delays them past the lease, and the follower of the active configuration
+        version in the third, so that neither delays a switch."""
         global _current
         self.round()
+        self.follow()
         _current = self
-        for target, name in ((self.renew, "quotaweb-lease-renewal"),
-                             (self.share, "quotaweb-lease-sharing")):
-            thread = threading.Thread(target=self._run, args=(target,), name=name, daemon=True)
+        self.gateway.on_behind = self._follow_now.set
+        self.gateway.on_applied = self.applied
+        # The follower also wakes when told to (``on_behind``); the others every round.
+        for target, wake, name in ((self.renew, self._stop, "quotaweb-lease-renewal"),
+                                   (self.share, self._stop, "quotaweb-lease-sharing"),
+                                   (self.follow, self._follow_now, "quotaweb-config-follow")):
+            thread = threading.Thread(
+                target=self._run, args=(target, wake), name=name, daemon=True
+            )
             self._threads.append(thread)
             thread.start()
 
@@ -99,6 +124,8 @@ class PeerLeases:
         leave."""
         global _current
         self._stop.set()
+        self._follow_now.set()
+        self.gateway.on_behind = self.gateway.on_applied = None
         for thread in self._threads:
             thread.join(timeout=self.ttl * 2)
         try:
@@ -112,9 +139,14 @@ class PeerLeases:
             if _current is self:
                 _current = None
 
-    def _run(self, step: Callable[[], None]) -> None:
+    def _run(self, step: Callable[[], None], wake: threading.Event) -> None:
         interval = self.ttl / ROUNDS_PER_LEASE
-        while not self._stop.wait(interval):
+        while True:
+            wake.wait(interval)
+            if self._stop.is_set():
+                return
+            if wake is not self._stop:
+                wake.clear()
             try:
                 step()
             except NameTaken:
@@ -190,11 +222,43 @@ class PeerLeases:
 
     def _version_follow(self) -> None:
         """Install the active configuration version when another peer applied it."""
-        number = active_version_number()
-        if number is None or number == self.gateway.config_version:
-            return
-        config = parse_config(version_get(number=number).yaml)
-        self.gateway.switch_config(config, commit=lambda: number)
+        with self._following:
+            number = active_version_number()
+            if number is None or number == self.gateway.config_version:
+                return
+            config = parse_config(version_get(number=number).yaml)
+            self.gateway.switch_config(config, commit=lambda: number)
+
+    def follow(self) -> None:
+        """Every round, and at once when a write was refused for an older version: install
+        the active version and confirm it in the peer's row, which an apply waits for
+        (``applied``). Apart from the sharing round, which may spend long rebuilding."""
+        self._version_follow()
+        version = self.gateway.config_version
+        if version is not None and version != self._confirmed:
+            self.store.confirm(version)
+            self._confirmed = version
+
+    def applied(self, version: int) -> None:
+        """This process has just applied ``version`` (``Gateway.version_everywhere``): confirm
+        it, then wait until every other peer that owns a unit has, for at most a lease. A peer
+        that has not by then cannot store an admission judged by the old limits anyway (the
+        configuration's fence refuses it), so the apply is answered all the same."""
+        ends = time.monotonic() + self.ttl
+        try:
+            with deadline(at_most=self.ttl):
+                if version != self._confirmed:
+                    self.store.confirm(version)
+                    self._confirmed = version
+                while behind := self.store.behind(version):
+                    if time.monotonic() >= ends:
+                        logger.warning(MSG_UNCONFIRMED.format(
+                            version=version, peers=", ".join(behind), seconds=self.ttl))
+                        return
+                    time.sleep(CONFIRM_POLL_SECONDS)
+        except (psycopg.Error, DatabaseError):
+            logger.warning("could not see whether the peers run version %s", version,
+                           exc_info=True)
 
     def _gain(self, unit: str, epoch: int) -> None:
         """Rebuild a unit just taken at ``epoch`` (its slot made, empty) and serve it."""

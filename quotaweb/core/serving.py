@@ -80,6 +80,11 @@ GOING_AWAY = 1001
 # How long closed connections get to flush their last bytes before the reactor stops.
 FLUSH_SECONDS = 2.0
 POLL_SECONDS = 0.05
+# A drain: every connection queued on the listening socket is taken (Twisted accepts at most
+# this many in one go), and requests sent on them are read for this long before none counts
+# as in flight.
+ACCEPT_ALL = 10_000
+ARRIVING_SECONDS = 0.2
 
 
 def port_number(text: str) -> int:
@@ -362,6 +367,11 @@ class DrainingServer(RawBodyServer):
     def drain(self, name: str) -> None:
         self.draining = True
         for port in self.ports:
+            # Closing a listening socket resets the connections still queued on it, whose
+            # clients may well have sent their request already: take them first, and answer
+            # them like any request in flight.
+            port.numberAccepts = ACCEPT_ALL
+            port.doRead()
             port.stopListening()
         for protocol in list(self.connections):
             if isinstance(protocol, WebSocketProtocol) and protocol.state == protocol.STATE_OPEN:
@@ -373,7 +383,11 @@ class DrainingServer(RawBodyServer):
             flush=True,
         )
         started = time.monotonic()
-        self._wait_for_requests(started, started + self.drain_seconds)
+        # A connection just taken may not have had its request read yet: give the reactor a
+        # moment to read what its client sent before deciding nothing is in flight.
+        reactor.callLater(
+            ARRIVING_SECONDS, self._wait_for_requests, started, started + self.drain_seconds
+        )
 
     def _wait_for_requests(self, started: float, deadline: float) -> None:
         busy = self.in_flight()

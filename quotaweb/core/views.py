@@ -1,15 +1,18 @@
 import sys
 
+from django.db import connection
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.template import loader
 from django.views.decorators.http import require_GET
 from django.views.defaults import server_error as django_server_error
 
-from quotaweb.accounts.decorators import member_allowed
+from quotaweb.accounts.decorators import admin_required, member_allowed, viewer_required
 from quotaweb.accounts.roles import is_viewer
 from quotaweb.api.problems import Unavailable
+from quotaweb.config.selectors import active_version_number
 from quotaweb.core import selectors
+from quotaweb.leases.selectors import owners_read
 from quotaweb.postgresql.waits import unavailable_reason
 
 
@@ -20,6 +23,17 @@ def home(request):
     if not is_viewer(request.user):
         return redirect("my-usage")
     return render(request, "home.html", {"partitions": selectors.partition_overviews()})
+
+
+@require_GET
+@admin_required
+def owners(request):
+    """Who owns what among the peers (the admins' view of ``GET /api/v1/owners``)."""
+    return render(request, "core/owners.html", {
+        "owners": owners_read(),
+        "active_version": active_version_number(),
+        "one_process": connection.vendor != "postgresql",
+    })
 
 
 @require_GET

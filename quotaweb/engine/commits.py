@@ -42,7 +42,7 @@ Row = TypeVar("Row")
 class Group(Generic[Row]):
     """Rows committed in one transaction; ``done`` once written or failed (``error``)."""
 
-    __slots__ = ("done", "due", "error", "keys", "on_loop", "rows")
+    __slots__ = ("done", "due", "error", "keys", "on_loop", "rows", "tag")
 
     def __init__(self) -> None:
         self.rows: list[Row] = []
@@ -54,6 +54,9 @@ class Group(Generic[Row]):
         self.due: float | None = None
         # The futures of its callers on an event loop (``Commits.outcome_on_loop``).
         self.on_loop: list[asyncio.Future[None]] | None = None
+        # The lowest tag its rows were added with (the gateway's: the configuration version
+        # each was admitted under), written with the group (None: none given).
+        self.tag: int | None = None
 
 
 class Sides(NamedTuple, Generic[Row]):
@@ -94,16 +97,20 @@ class Commits(Generic[Row]):
         self._drive_task: asyncio.Task[None] | None = None
         self._loop_sides: LoopSides[Row] | None = None
 
-    def add(self, key: str, row: Row, *, due: float | None = None) -> Group[Row]:
+    def add(
+        self, key: str, row: Row, *, due: float | None = None, tag: int | None = None
+    ) -> Group[Row]:
         """Put an admitted row in the open group (under the partition's lock, so in the
         engine's order); the group it will be committed with. ``due``: when its caller's
-        budget ends."""
+        budget ends; ``tag``: the group keeps the lowest (``writing_tag``)."""
         with self._lock:
             group = self._open
             if group is None:
                 group = self._open = Group()
             if due is not None and (group.due is None or due < group.due):
                 group.due = due
+            if tag is not None and (group.tag is None or tag < group.tag):
+                group.tag = tag
             group.rows.append(row)
             group.keys.append(key)
             self._pending[key] = group
@@ -123,6 +130,11 @@ class Commits(Generic[Row]):
             self._open = None
             self._writing = group
             return group
+
+    def writing_tag(self) -> int | None:
+        """The tag of the group being written (its writer's, during its write)."""
+        writing = self._writing
+        return None if writing is None else writing.tag
 
     def idle(self) -> bool:
         """Nothing admitted is waiting to be written or being written."""

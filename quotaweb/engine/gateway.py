@@ -86,7 +86,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from quotaweb.engine.commits import Commits, LoopSides, Sides
+from quotaweb.engine.commits import Commits, Group, LoopSides, Sides
 from quotaweb.engine.elastic import ElasticState
 from quotaweb.engine.live import (
     EventLog,
@@ -199,6 +199,7 @@ class Gateway(LeasedSlots[PartitionSlot], EngineReads):
         self.peer_name = ""
         # One whole-document switch at a time; per-partition work still runs under slot locks.
         self._switch_lock = threading.Lock()
+        self._switched = threading.Event()
         # When these engines were created (start-up), in nanoseconds since the epoch.
         self.started_ns = time.time_ns()
 
@@ -306,6 +307,8 @@ class Gateway(LeasedSlots[PartitionSlot], EngineReads):
             self._slots = slots
             self._configs = {p.name: p for p in config.partitions}
             self._version = version
+            switched, self._switched = self._switched, threading.Event()
+        switched.set()
         return version
 
     def _compiled(self, partition: str) -> CompiledConfig | None:
@@ -331,8 +334,20 @@ class Gateway(LeasedSlots[PartitionSlot], EngineReads):
         A retry of a live key with the same request answers it again without counting twice
         (once its row is durable); with another request it is a ``KeyConflict``. If the group's
         write fails, its admissions are undone in the engine and the database's error is raised
-        to each of them: nothing is acknowledged that is not stored.
+        to each of them: nothing is acknowledged that is not stored; one refused for an older
+        configuration version is admitted once more, by the new limits (``_judged_again``).
         """
+        outcome, group = self._admit(partition, request, write)
+        if group is not None and self._judged_again(group.error, group.tag):
+            outcome, group = self._admit(partition, request, write)
+        if group is not None and group.error is not None:
+            raise group.error
+        return outcome
+
+    def _admit(
+        self, partition: str, request: LiveAllocation, write: LedgerWrite
+    ) -> tuple[Admission, Group[LiveAllocation] | None]:
+        """``allocate``'s admission and its group's write (None: nothing written)."""
         slot = self._writable(partition)
         commits = slot.commits
         while True:
@@ -342,16 +357,15 @@ class Gateway(LeasedSlots[PartitionSlot], EngineReads):
                     outcome = self._allocate(slot, request)
                     if not outcome.allowed or outcome.replayed:
                         self._log(slot, outcome)
-                        return outcome
-                    group = commits.add(request.key, outcome.allocation, due=due())
+                        return outcome, None
+                    group = commits.add(request.key, outcome.allocation, due=due(),
+                                        tag=self._judged_under(slot))
                     break
             # A retry of an allocation whose row is not durable yet: answered once it is (or
             # admitted afresh if its write failed).
             slot.commits.see_through(pending, self._sides(slot, write))
         slot.commits.see_through(group, self._sides(slot, write))
-        if group.error is not None:
-            raise group.error
-        return outcome
+        return outcome, group
 
     def _sides(self, slot: PartitionSlot, write: LedgerWrite) -> Sides[LiveAllocation]:
         """How this thread writes a group of ``slot`` it leads, and undoes it on failure."""
@@ -361,7 +375,7 @@ class Gateway(LeasedSlots[PartitionSlot], EngineReads):
                 self._undo(slot, [Step("allocate", allocation) for allocation in rows])
 
         def write_group(rows: list[LiveAllocation], at: float | None) -> None:
-            with until(at), fenced(slot.epoch):
+            with until(at), fenced(slot.epoch, slot.commits.writing_tag()), self._following():
                 write(rows, [])
 
         return Sides(write_group, undo, partial(self._committed, slot))
@@ -398,7 +412,8 @@ class Gateway(LeasedSlots[PartitionSlot], EngineReads):
             if not outcome.allowed or outcome.replayed:
                 self._log(slot, outcome)
                 return outcome
-            group = slot.commits.add(request.key, outcome.allocation, due=due())
+            group = slot.commits.add(request.key, outcome.allocation, due=due(),
+                                     tag=self._judged_under(slot))
         finally:
             slot.lock.release()
         await slot.commits.outcome_on_loop(group, self._loop_sides(slot, write))
@@ -417,7 +432,7 @@ class Gateway(LeasedSlots[PartitionSlot], EngineReads):
             return LoopSides(_written_elsewhere, undo, committed, partial(write.run, drain))
 
         async def write_group(rows: list[LiveAllocation], at: float | None) -> None:
-            with until(at), fenced(slot.epoch):
+            with until(at), fenced(slot.epoch, slot.commits.writing_tag()), self._following():
                 await write(rows)
 
         return LoopSides(write_group, undo, committed)
@@ -454,7 +469,8 @@ class Gateway(LeasedSlots[PartitionSlot], EngineReads):
             if not slot.commits.wait(timeout=remaining()):
                 raise PartitionBusy(partition)
         try:
-            with fenced(slot.epoch):
+            # The engine's version cannot change meanwhile: an install takes this lock.
+            with fenced(slot.epoch, self._judged_under(slot)), self._following():
                 yield
         finally:
             slot.lock.release()
@@ -507,8 +523,21 @@ class Gateway(LeasedSlots[PartitionSlot], EngineReads):
 
         Each operation sees the ones before it. A failed operation (denied, unknown key, bad
         input) is answered and changes nothing; the others go ahead. If storing fails, every
-        engine change of the batch is undone in reverse order and the error propagates.
+        engine change of the batch is undone in reverse order and the error propagates (one
+        refused for an older configuration version runs once more, as in ``allocate``).
         """
+        version = self._version
+        try:
+            return self._batch(partition, operations, write=write, stream=stream)
+        except Exception as error:
+            if not self._judged_again(error, version):
+                raise
+        return self._batch(partition, operations, write=write, stream=stream)
+
+    def _batch(
+        self, partition: str, operations: list[Operation], *, write: LedgerWrite,
+        stream: LedgerStream | None,
+    ) -> list[BatchResult]:
         slot = self._writable(partition)
         if any(op.op != "allocate" for op in operations):
             stream = None

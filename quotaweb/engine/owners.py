@@ -9,8 +9,10 @@ configured partition held elsewhere raises ``NotOwner``, which names the owner (
 forwarding step needs) and is answered 503 with Retry-After meanwhile.
 
 Each slot carries the epoch of its lease, and every ledger write of the slot runs inside
-``fenced(epoch)``: the ledger puts that epoch in each statement and PostgreSQL refuses a
-statement whose epoch is no longer the partition's (``quotaweb_fence``). The epoch is the
+``fenced(epoch, version)``: the ledger puts that epoch in each statement and PostgreSQL refuses a
+statement whose epoch is no longer the partition's (``quotaweb_fence``), or whose rows were
+admitted under a configuration version that is no longer the active one
+(``quotaweb_version_fence``). The epoch is the
 slot's, fixed when the slot was made, so a group admitted by a slot that has since been
 replaced can never borrow the new slot's epoch.
 """
@@ -20,7 +22,7 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Generic, Protocol, TypeVar
@@ -92,13 +94,32 @@ ERR_FENCED = (
 )
 
 
+# The SQLSTATE ``quotaweb_version_fence`` raises (leases.0002): a ledger write of rows admitted
+# under a configuration version that is no longer the active one.
+VERSION_SQLSTATE = "QWF02"
+ERR_SUPERSEDED = (
+    "a new configuration version was applied while this allocation was being admitted under the "
+    "one before; nothing was stored, try again (it is judged by the new limits)"
+)
+
+
+def _sqlstate(exc: BaseException | None) -> str | None:
+    while exc is not None:
+        state: str | None = getattr(exc, "sqlstate", None)
+        if state is not None:
+            return state
+        exc = exc.__cause__
+    return None
+
+
 def fence_refused(exc: BaseException | None) -> bool:
     """Whether ``exc`` (or the driver's error it wraps) is the fence refusing a write."""
-    while exc is not None:
-        if getattr(exc, "sqlstate", None) == FENCE_SQLSTATE:
-            return True
-        exc = exc.__cause__
-    return False
+    return _sqlstate(exc) == FENCE_SQLSTATE
+
+
+def version_superseded(exc: BaseException | None) -> bool:
+    """Whether ``exc`` is the configuration's fence refusing rows of an older version."""
+    return _sqlstate(exc) == VERSION_SQLSTATE
 
 
 class LeaseUnconfirmed(NotOwner):
@@ -111,22 +132,33 @@ class LeaseUnconfirmed(NotOwner):
         self.partition, self.owner, self.address = partition, "", ""
 
 
-_fence: ContextVar[int] = ContextVar("quotaweb_fence_epoch", default=0)
+_fence: ContextVar[tuple[int, int]] = ContextVar("quotaweb_fence", default=(0, 0))
 
 
 def fence_epoch() -> int:
     """The lease epoch the ledger writes of this context carry (0: none held)."""
-    return _fence.get()
+    return _fence.get()[0]
+
+
+def fence_version() -> int:
+    """The configuration version the rows stored in this context were admitted under (0: not
+    told, never checked)."""
+    return _fence.get()[1]
 
 
 @contextmanager
-def fenced(epoch: int) -> Iterator[None]:
-    """Ledger writes in the block carry ``epoch`` (their slot's)."""
-    token = _fence.set(epoch)
+def fenced(epoch: int, version: int | None = None) -> Iterator[None]:
+    """Ledger writes in the block carry ``epoch`` (their slot's) and ``version`` (the engine's
+    when it admitted their rows)."""
+    token = _fence.set((epoch, version or 0))
     try:
         yield
     finally:
         _fence.reset(token)
+
+
+class _Versioned(Protocol):
+    version: int | None
 
 
 class OwnedSlot(Protocol):
@@ -135,6 +167,9 @@ class OwnedSlot(Protocol):
     epoch: int
     fresh_until: float
     arrived: threading.Event
+
+    @property
+    def engine(self) -> _Versioned: ...
 
 
 _Slot = TypeVar("_Slot", bound=OwnedSlot)
@@ -148,10 +183,16 @@ class LeasedSlots(Generic[_Slot]):
     _slots: dict[str, _Slot]
     _configs: dict[str, Partition]
     _switch_lock: threading.Lock
+    # Set (and replaced) at each switch: what a write refused for an older version waits on.
+    _switched: threading.Event
     _elsewhere: dict[str, tuple[str, str]]
     _version: int | None
     leased: bool
     peer_name: str
+    # Set by the peer's rounds (``core.peers``): wake the follower of the active version at
+    # once; wait (within a bound) until every owner runs a version.
+    on_behind: Callable[[], None] | None = None
+    on_applied: Callable[[int], None] | None = None
 
     def _slot_new(self, partition: str, *, epoch: int, fresh_until: float) -> _Slot:
         raise NotImplementedError
@@ -192,6 +233,49 @@ class LeasedSlots(Generic[_Slot]):
         if self.leased and partition in self._configs:
             raise NotOwner(partition, *self._elsewhere.get(partition, ("", "")))
         raise UnknownPartition(partition)
+
+    # -- the configuration version across peers ------------------------------------------------
+
+    @contextmanager
+    def _following(self) -> Iterator[None]:
+        """A ledger write refused because a newer version is active wakes the follower, so
+        that this peer switches now rather than at its next round."""
+        try:
+            yield
+        except Exception as error:
+            if version_superseded(error) and self.on_behind is not None:
+                self.on_behind()
+            raise
+
+    def _judged_under(self, slot: _Slot) -> int | None:
+        """The version ``slot``'s admissions are stored under, for the fence: peers only (a
+        process without leases follows no version applied elsewhere)."""
+        return slot.engine.version if self.leased else None
+
+    def _judged_again(self, error: BaseException | None, version: int | None) -> bool:
+        """Whether work that failed with ``error`` is to run once more: refused for an older
+        configuration version than the one this process has switched to since (or does
+        within the caller's bound)."""
+        return version_superseded(error) and self._switched_from(version)
+
+    def _switched_from(self, version: int | None) -> bool:
+        """Wait (within the caller's bound, else ``ARRIVAL_SECONDS``) until this process runs
+        a configuration version other than ``version``: whether it does."""
+        wait = remaining()
+        ends = time.monotonic() + (ARRIVAL_SECONDS if wait is None else wait)
+        while True:
+            switched = self._switched
+            if self._version != version:
+                return True
+            left = ends - time.monotonic()
+            if left <= 0 or not switched.wait(left):
+                return self._version != version
+
+    def version_everywhere(self, version: int) -> None:
+        """After this process applied ``version``: wait (within a bound) until every peer that
+        owns a unit runs it too. At once without peers (SQLite, tools)."""
+        if self.on_applied is not None:
+            self.on_applied(version)
 
     # -- ownership with leases (``quotaweb.engine.owners``) ---------------------------------------
 

@@ -17,6 +17,9 @@ class Peer(models.Model):
     pid = models.IntegerField()
     started = models.DateTimeField()
     last_seen = models.DateTimeField()
+    # The configuration version its engines run, written once it has switched: an apply waits
+    # (within a bound) until every peer that owns a unit has confirmed the version it stored.
+    config_version = models.BigIntegerField(default=0, db_default=0)
 
     def __str__(self) -> str:
         return self.name

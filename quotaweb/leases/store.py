@@ -185,6 +185,24 @@ class LeaseStore:
             [unit, self.name, epoch],
         )
 
+    def confirm(self, version: int) -> None:
+        """Note that this peer's engines run configuration ``version``."""
+        self._connect().execute(
+            f"UPDATE {_PEER} SET config_version = %s WHERE name = %s", [version, self.name]
+        )
+
+    def behind(self, version: int) -> list[str]:
+        """The live peers other than this one that hold a current lease and have not confirmed
+        ``version`` (or a later one)."""
+        rows = self._connect().execute(
+            f"SELECT DISTINCT p.name FROM {_PEER} p JOIN {_LEASE} l ON l.owner = p.name "
+            "WHERE p.name <> %(me)s AND p.config_version < %(version)s "
+            "AND l.expires > now() "
+            "AND p.last_seen > now() - %(ttl)s * interval '1 millisecond' ORDER BY p.name",
+            {"me": self.name, "version": version, "ttl": self.ttl_ms},
+        ).fetchall()
+        return [name for (name,) in rows]
+
     def close(self) -> None:
         """Leave: the peer's row goes (it is no longer counted live) and the session ends,
         freeing its lock. Leases not released before are taken as a dead peer's."""

@@ -62,7 +62,7 @@ EXPECTED_ROUTES = {
     "elastic/<str:partition>/", "trees/", "trees/<str:tree>/",
     "trees/forests/<str:forest>/", "trees/consumers/<path:consumer>/", "teams/",
     "team/<str:token>/", "api/docs/", "not found", "config/yaml/",
-    "config/versions/<int:number>/rollback/", "usage/<str:partition>/over-limit/",
+    "config/versions/<int:number>/rollback/", "usage/<str:partition>/over-limit/", "owners/",
     "usage/<str:partition>/trends/<str:kind>/<path:name>/", "trees/new/", "trees/<str:tree>/edit/",
     "usage/<str:partition>/accounting/",
 }
