@@ -7,7 +7,7 @@ from django.template import loader
 from django.views.decorators.http import require_GET
 from django.views.defaults import server_error as django_server_error
 
-from quotaweb.accounts.decorators import admin_required, member_allowed, viewer_required
+from quotaweb.accounts.decorators import admin_required, member_allowed
 from quotaweb.accounts.roles import is_viewer
 from quotaweb.api.problems import Unavailable
 from quotaweb.config.selectors import active_version_number
