@@ -120,3 +120,9 @@ def test_an_unknown_partition_is_400(admin_api, capped_engines):
     assert answer.status_code == 400
     assert answer.json()["message"] == "partition: " + accounting.ERR_PARTITION.format(
         value="nowhere")
+
+
+def test_options_asking_for_csv_is_described_in_json(admin_api, capped_engines):
+    answer = admin_api.options(ACCOUNTING + "?format=csv")
+    assert answer.status_code == 200
+    assert answer["Content-Type"].startswith("application/json")
