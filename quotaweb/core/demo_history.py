@@ -67,6 +67,9 @@ class _PastTarget:
         self._live.setdefault(body["applicationId"], []).append((body, at, group))
         return True, None
 
+    def running(self) -> list[str]:
+        return list(self._live)
+
     def release_application(self, application_id: str) -> int:
         live = self._live.pop(application_id, None)
         if not live:
@@ -97,7 +100,10 @@ def demo_history_seed(*, write: Callable[[str], None] = lambda line: None,
             simulator.step(target.now)
             target.now += STEP_SECONDS
         target.now = end
-        simulator.drain()
+        # What still runs ends now (the target's own, quietly: the simulator's drain would log
+        # as the live demo's does on its way out).
+        for application in list(target.running()):
+            target.release_application(application)
         with transaction.atomic():
             tx = None
             if connection.vendor == "postgresql":

@@ -167,17 +167,19 @@ def history_prune(*, partition: str, now: datetime | None = None) -> int:
     if fold is None:
         return 0
     # The oldest rows have the smallest ids: the chunk is the first rows, of which those before
-    # the cutoff and already folded (denials are never folded) go.
-    oldest = HistoryEvent.objects.filter(partition=partition).order_by("id").values_list(
-        "id", "tx", "kind", "at"
-    )[:PRUNE_CHUNK]
-    old = [
-        id_ for id_, tx, kind, at in oldest
-        if at < cutoff and (
-            kind == HistoryEvent.KIND_DENIED
-            or (tx < fold.position if tx is not None else id_ <= fold.position)
-        )
-    ]
+    # the cutoff and already folded (denials are never folded) go. Most rounds find the oldest
+    # row young enough and read no more.
+    rows = HistoryEvent.objects.filter(partition=partition).order_by("id")
+    first = rows.values_list("at", flat=True).first()
+    old: list[int] = []
+    if first is not None and first < cutoff:
+        old = [
+            id_ for id_, tx, kind, at in rows.values_list("id", "tx", "kind", "at")[:PRUNE_CHUNK]
+            if at < cutoff and (
+                kind == HistoryEvent.KIND_DENIED
+                or (tx < fold.position if tx is not None else id_ <= fold.position)
+            )
+        ]
     if old:
         HistoryEvent.objects.filter(id__in=old).delete()
     for model in (UsageHour, AdmissionHour):

@@ -13,7 +13,7 @@ from quotaweb.allocations.history import DenialWriter
 from quotaweb.allocations.models import HistoryEvent
 from quotaweb.engine.live import denials_to
 from quotaweb.usage import accounting
-from quotaweb.usage.rollups import history_upkeep
+from quotaweb.usage.rollups import history_prune, history_upkeep
 from tests.api.allocation_support import ALLOCATIONS, GiB, body
 
 pytestmark = pytest.mark.django_db
@@ -120,3 +120,22 @@ def test_an_unknown_partition_is_400(admin_api, capped_engines):
     assert answer.status_code == 400
     assert answer.json()["message"] == "partition: " + accounting.ERR_PARTITION.format(
         value="nowhere")
+
+
+def test_options_asking_for_csv_is_described_in_json(admin_api, capped_engines):
+    answer = admin_api.options(ACCOUNTING + "?format=csv")
+    assert answer.status_code == 200
+    assert answer["Content-Type"].startswith("application/json")
+
+
+# Committed for real: on PostgreSQL nothing is folded while an older transaction (a test's own
+# wrapping one) still runs.
+@pytest.mark.django_db(transaction=True)
+def test_history_past_the_retention_is_pruned_once_folded(admin_api, capped_engines, settings):
+    admin_api.post(ALLOCATIONS, body("k1"), format="json")
+    _release(admin_api, "k1")
+    later = datetime.now(UTC) + timedelta(days=settings.QUOTAWEB_HISTORY_DAYS + 1)
+    assert history_prune(partition="default", now=later) == 0  # not folded yet: kept
+    history_upkeep(partitions=["default"])
+    assert history_prune(partition="default", now=later) == 2
+    assert not HistoryEvent.objects.exists()

@@ -103,8 +103,11 @@ class AccountingView(APIView):
 
     def finalize_response(self, request: Request, response: Any, *args: Any,
                           **kwargs: Any) -> Any:
-        # Errors are JSON whatever was asked for: CSV is only ever the report.
-        if isinstance(response, Response) and response.status_code >= 400:
+        # Errors (and OPTIONS' description) are JSON whatever was asked for: CSV is only ever
+        # the report.
+        if isinstance(response, Response) and (
+            response.status_code >= 400 or request.method not in ("GET", "HEAD")
+        ):
             request.accepted_renderer = JSONRenderer()
             request.accepted_media_type = JSONRenderer.media_type
         return super().finalize_response(request, response, *args, **kwargs)
