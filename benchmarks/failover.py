@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.database_load import exchange, percentile
 from tests.postgres_server import PostgresServer, postgres_missing
-from tests.server_process import ServerProcess, free_port
+from tests.server_process import ServerProcess, peers_start, peers_stop
 
 PARTITIONS = ("alpha", "beta", "gamma")
 YAML = "partitions:\n" + "".join(
@@ -42,14 +42,6 @@ WAIT_SECONDS = 120
 def _body(key: str) -> dict:
     return {"allocationKey": key, "applicationId": f"app-{int(key.split('-')[-1]) // 50}",
             "queuePath": "root.load", "user": "u1", "groups": [], "resource": {"memory": 1}}
-
-
-def _owns(server: ServerProcess) -> set[str]:
-    try:
-        status, health = server.request("GET", "/healthz")
-    except OSError:
-        return set()
-    return set(health["owns"]) if status == 200 else set()
 
 
 def _wait(what, description: str) -> None:
@@ -78,23 +70,12 @@ def main() -> int:
     try:
         database.start()
         url = database.create_database()
-        for number in range(1, args.peers + 1):
-            (folder / f"peer{number}").mkdir()
-            peers.append(ServerProcess(
-                folder / f"peer{number}", free_port(), config_yaml=YAML, database_url=url,
-                production=True, env={
-                    "QUOTAWEB_NODE_NAME": f"peer{number}",
-                    "QUOTAWEB_LEASE_MS": str(args.lease_ms),
-                },
-            ))
-        peers[0].migrate()
-        token = peers[0].create_admin("admin", "a-long-enough-password-1")
-        for peer in peers:
-            peer.start("serve")
-        for peer in peers:
-            peer.wait_ready()
-        _wait(lambda: MEASURED in set().union(*map(_owns, peers)), "an owner of the partition")
-        owner = next(peer for peer in peers if MEASURED in _owns(peer))
+        peers, token = peers_start(
+            folder, url, count=args.peers, config_yaml=YAML,
+            env={"QUOTAWEB_LEASE_MS": str(args.lease_ms)},
+        )
+        _wait(lambda: any(MEASURED in peer.owns() for peer in peers), "an owner of the partition")
+        owner = next(peer for peer in peers if MEASURED in peer.owns())
         for start in range(0, args.live, BATCH):
             operations = [{"op": "allocate", **_body(f"live-{number}")}
                           for number in range(start, min(start + BATCH, args.live))]
@@ -106,8 +87,8 @@ def main() -> int:
 
         seconds = []
         for kill in range(args.kills):
-            _wait(lambda: MEASURED in set().union(*map(_owns, peers)), "an owner again")
-            owner = next(peer for peer in peers if MEASURED in _owns(peer))
+            _wait(lambda: any(MEASURED in peer.owns() for peer in peers), "an owner again")
+            owner = next(peer for peer in peers if MEASURED in peer.owns())
             others = [peer for peer in peers if peer is not owner]
             owner.kill()
             killed = time.monotonic()
@@ -129,7 +110,7 @@ def main() -> int:
                   f"({attempt} attempts)", flush=True)
             owner.start("serve")
             owner.wait_ready()
-            _wait(lambda: all(_owns(peer) for peer in peers), "the units shared out again")
+            _wait(lambda: all(peer.owns() for peer in peers), "the units shared out again")
         print(json.dumps({
             "live": args.live, "peers": args.peers, "lease_ms": args.lease_ms,
             "kills": len(seconds), "p50": round(percentile(seconds, 0.5), 3),
@@ -137,8 +118,7 @@ def main() -> int:
         }))
         return 0
     finally:
-        for peer in peers:
-            peer.close()
+        peers_stop(peers)
         database.close()
 
 

@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.database_load import percentile
 from tests.postgres_server import PostgresServer, postgres_missing
-from tests.server_process import ServerProcess, free_port
+from tests.server_process import ServerProcess, peers_start, peers_stop
 
 PARTITIONS = ("alpha", "beta", "gamma")
 YAML = "partitions:\n" + "".join(
@@ -41,11 +41,6 @@ YAML = "partitions:\n" + "".join(
     for name in PARTITIONS
 )
 WAIT_SECONDS = 60
-
-
-def _owns(server: ServerProcess) -> set[str]:
-    status, health = server.request("GET", "/healthz")
-    return set(health["owns"]) if status == 200 else set()
 
 
 def _allocate(connection: http.client.HTTPConnection, partition: str, key: str,
@@ -113,26 +108,17 @@ def main() -> int:
     try:
         database.start()
         url = database.create_database()
-        for number in (1, 2):
-            (folder / f"peer{number}").mkdir()
-            peers.append(ServerProcess(
-                folder / f"peer{number}", free_port(), config_yaml=YAML, database_url=url,
-                production=True, env={"QUOTAWEB_NODE_NAME": f"peer{number}",
-                                      "QUOTAWEB_DB_STATEMENT_TIMEOUT_MS": "2000"},
-            ))
-        peers[0].migrate()
-        token = peers[0].create_admin("admin", "a-long-enough-password-1")
-        for peer in peers:
-            peer.start("serve")
-        for peer in peers:
-            peer.wait_ready()
+        peers, token = peers_start(
+            folder, url, count=2, config_yaml=YAML,
+            env={"QUOTAWEB_DB_STATEMENT_TIMEOUT_MS": "2000"},
+        )
         ends = time.monotonic() + WAIT_SECONDS
-        while not all(_owns(peer) & set(PARTITIONS) for peer in peers):
+        while not all(peer.owns() & set(PARTITIONS) for peer in peers):
             if time.monotonic() > ends:
                 raise SystemExit("the partitions were not shared out")
             time.sleep(0.1)
         owner, other = peers
-        partition = sorted(_owns(owner) & set(PARTITIONS))[0]
+        partition = sorted(owner.owns() & set(PARTITIONS))[0]
         direct, forwarded = owner.connection(), other.connection()
         # Warm both paths (connections, the token cache, the owner's connection to itself).
         for number in range(50):
@@ -156,8 +142,7 @@ def main() -> int:
         print(json.dumps({"requests": args.requests, "partition": partition, **result}))
         return 0
     finally:
-        for peer in peers:
-            peer.close()
+        peers_stop(peers)
         database.close()
 
 

@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.database_load import percentile
 from tests.postgres_server import PostgresServer, postgres_missing
-from tests.server_process import ServerProcess, free_port
+from tests.server_process import ServerProcess, peers_start, peers_stop
 
 PARTITIONS = tuple(f"p{number}" for number in range(1, 7))
 UNITS = {*PARTITIONS, "quota-trees"}
@@ -52,20 +52,12 @@ def _body(key: str) -> dict:
             "user": "u1", "groups": [], "resource": {"memory": 1}}
 
 
-def _owns(server: ServerProcess) -> set[str]:
-    try:
-        status, health = server.request("GET", "/healthz")
-    except OSError:
-        return set()
-    return set(health.get("owns", ())) if status == 200 else set()
-
-
 def _shared(peers: list[ServerProcess]) -> None:
     """Until every unit has one owner and each peer holds its even share."""
     ends = time.monotonic() + WAIT_SECONDS
     floor = len(UNITS) // len(peers)
     while time.monotonic() < ends:
-        held = [_owns(peer) for peer in peers]
+        held = [peer.owns() for peer in peers]
         if (set().union(*held) == UNITS and sum(map(len, held)) == len(UNITS)
                 and all(floor <= len(units) <= floor + 1 for units in held)):
             return
@@ -162,22 +154,11 @@ def main() -> int:
         database.start()
         for count in args.peers:
             url = database.create_database(f"peers{count}")
-            peers: list[ServerProcess] = []
-            for number in range(1, count + 1):
-                data = folder / f"run{count}-peer{number}"
-                data.mkdir()
-                peers.append(ServerProcess(
-                    data, free_port(), config_yaml=YAML, database_url=url, production=True,
-                    env={"QUOTAWEB_NODE_NAME": f"peer{number}",
-                         "QUOTAWEB_LEASE_MS": str(args.lease_ms)},
-                ))
+            peers, token = peers_start(
+                folder / f"run{count}", url, count=count, config_yaml=YAML,
+                env={"QUOTAWEB_LEASE_MS": str(args.lease_ms)},
+            )
             try:
-                peers[0].migrate()
-                token = peers[0].create_admin("admin", "a-long-enough-password-1")
-                for peer in peers:
-                    peer.start("serve")
-                for peer in peers:
-                    peer.wait_ready()
                 _shared(peers)
                 owners = _owners(peers, token)
                 for kind in ("single", "batch"):
@@ -187,8 +168,7 @@ def main() -> int:
                                       "clients": args.clients * len(PARTITIONS), **figures}),
                           flush=True)
             finally:
-                for peer in peers:
-                    peer.close()
+                peers_stop(peers)
         return 0
     finally:
         database.close()

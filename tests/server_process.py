@@ -179,6 +179,14 @@ class ServerProcess:
             time.sleep(0.1)
         raise AssertionError("the server did not become ready")
 
+    def owns(self) -> set[str]:
+        """The units this peer owns, as its ``/healthz`` says (none while it does not answer)."""
+        try:
+            status, health = self.request("GET", "/healthz")
+        except OSError:
+            return set()
+        return set(health.get("owns", ())) if status == 200 else set()
+
     def kill(self) -> None:
         self.process.send_signal(signal.SIGKILL)
         self.process.wait(timeout=30)
@@ -226,3 +234,45 @@ class ServerProcess:
         finally:
             if own:
                 connection.close()
+
+
+PEER_ADMIN_PASSWORD = "a-long-enough-password-1"
+
+
+def peers_start(
+    folder: Path, database_url: str, *, count: int, config_yaml: str,
+    env: dict[str, str] | None = None, database_urls: dict[int, str] | None = None,
+) -> tuple[list[ServerProcess], str]:
+    """``count`` production ``serve`` peers named ``peer1``, ``peer2``... on one PostgreSQL
+    database, each with a data folder of its own under ``folder``: migrated, the first admin
+    made, every peer started and ready. ``database_urls`` gives a peer (by number) another way
+    to the same database (through a proxy a test can cut). The peers and the admin's token; stop
+    them with ``peers_stop``."""
+    servers: list[ServerProcess] = []
+    for number in range(1, count + 1):
+        data = folder / f"peer{number}"
+        data.mkdir(parents=True)
+        servers.append(ServerProcess(
+            data, free_port(), config_yaml=config_yaml,
+            database_url=(database_urls or {}).get(number, database_url), production=True,
+            env={"QUOTAWEB_NODE_NAME": f"peer{number}", **(env or {})},
+        ))
+    try:
+        servers[0].migrate()
+        token = servers[0].create_admin("admin", PEER_ADMIN_PASSWORD)
+        for server in servers:
+            server.start("serve")
+        for server in servers:
+            server.wait_ready()
+    except BaseException:
+        peers_stop(servers)
+        raise
+    return servers, token
+
+
+def peers_stop(servers: list[ServerProcess]) -> None:
+    """Kill every peer, a paused (SIGSTOP) one too."""
+    for server in servers:
+        if server.process is not None and server.process.poll() is None:
+            server.process.send_signal(signal.SIGCONT)
+        server.close()

@@ -32,7 +32,7 @@ from tests.core.test_peers_take_over_a_dead_or_stalled_owner import (
     allocation_body,
 )
 from tests.postgres_server import PostgresServer, postgres_missing
-from tests.server_process import ServerProcess, free_port
+from tests.server_process import ServerProcess, peers_start, peers_stop
 from tests.ws_client import WebSocket
 
 pytestmark = pytest.mark.skipif(postgres_missing() is not None, reason=str(postgres_missing()))
@@ -64,25 +64,10 @@ def peers(tmp_path) -> Iterator[Peers]:
     try:
         database.start()
         url = database.create_database()
-        for number in (1, 2):
-            folder = tmp_path / f"peer{number}"
-            folder.mkdir()
-            servers.append(ServerProcess(
-                folder, free_port(), config_yaml=PEERS_YAML, database_url=url, production=True,
-                env={"QUOTAWEB_NODE_NAME": f"peer{number}", **shared},
-            ))
-        servers[0].migrate()
-        token = servers[0].create_admin("admin", PASSWORD)
-        for server in servers:
-            server.start("serve")
-        for server in servers:
-            server.wait_ready()
+        servers, token = peers_start(tmp_path, url, count=2, config_yaml=PEERS_YAML, env=shared)
         yield Peers(database, url, servers, token)
     finally:
-        for server in servers:
-            if server.process is not None and server.process.poll() is None:
-                server.process.send_signal(signal.SIGCONT)
-            server.close()
+        peers_stop(servers)
         database.close()
 
 

@@ -36,7 +36,7 @@ import psycopg
 import pytest
 
 from tests.postgres_server import PostgresServer, postgres_missing
-from tests.server_process import ServerProcess, free_port
+from tests.server_process import ServerProcess, peers_start, peers_stop
 from tests.tcp_proxy import TcpProxy
 
 pytestmark = pytest.mark.skipif(postgres_missing() is not None, reason=str(postgres_missing()))
@@ -137,28 +137,16 @@ def site(tmp_path) -> Iterator[tuple[str, list[ServerProcess], TcpProxy, str]]:
     try:
         database.start()
         url = database.create_database()
+        # The third peer reaches PostgreSQL through the proxy alone.
         proxy = TcpProxy(database.port)
-        for number in (1, 2, 3):
-            folder = tmp_path / f"peer{number}"
-            folder.mkdir()
-            # The third peer reaches PostgreSQL through the proxy alone.
-            peer_url = url.replace(f":{database.port}/", f":{proxy.port}/") if number == 3 else url
-            servers.append(ServerProcess(
-                folder, free_port(), config_yaml=CONFIG, database_url=peer_url, production=True,
-                env={"QUOTAWEB_NODE_NAME": f"peer{number}", "QUOTAWEB_LEASE_MS": str(LEASE_MS)},
-            ))
-        servers[0].migrate()
-        token = servers[0].create_admin("admin", "a-long-enough-password-1")
-        for server in servers:
-            server.start("serve")
-        for server in servers:
-            server.wait_ready()
+        servers, token = peers_start(
+            tmp_path, url, count=3, config_yaml=CONFIG,
+            env={"QUOTAWEB_LEASE_MS": str(LEASE_MS)},
+            database_urls={3: url.replace(f":{database.port}/", f":{proxy.port}/")},
+        )
         yield url, servers, proxy, token
     finally:
-        for server in servers:
-            if server.process is not None and server.process.poll() is None:
-                server.process.send_signal(signal.SIGCONT)
-            server.close()
+        peers_stop(servers)
         if proxy is not None:
             proxy.close()
         database.close()

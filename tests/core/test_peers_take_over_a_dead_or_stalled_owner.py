@@ -22,7 +22,7 @@ import pytest
 from tests.api.allocation_support import usage_expected, usage_served
 from tests.database_load import Answer, exchange
 from tests.postgres_server import PostgresServer, postgres_missing
-from tests.server_process import ServerProcess, free_port
+from tests.server_process import ServerProcess, peers_start, peers_stop
 
 pytestmark = pytest.mark.skipif(postgres_missing() is not None, reason=str(postgres_missing()))
 
@@ -89,25 +89,13 @@ def peers(tmp_path) -> Iterator[Peers]:
     try:
         database.start()
         url = database.create_database()
-        for number in (1, 2):
-            folder = tmp_path / f"peer{number}"
-            folder.mkdir()
-            servers.append(ServerProcess(
-                folder, free_port(), config_yaml=PEERS_YAML, database_url=url, production=True,
-                env={"QUOTAWEB_NODE_NAME": f"peer{number}", "QUOTAWEB_LEASE_MS": str(LEASE_MS)},
-            ))
-        servers[0].migrate()
-        token = servers[0].create_admin("admin", "a-long-enough-password-1")
-        for server in servers:
-            server.start("serve")
-        for server in servers:
-            server.wait_ready()
+        servers, token = peers_start(
+            tmp_path, url, count=2, config_yaml=PEERS_YAML,
+            env={"QUOTAWEB_LEASE_MS": str(LEASE_MS)},
+        )
         yield Peers(database, url, servers, token)
     finally:
-        for server in servers:
-            if server.process is not None and server.process.poll() is None:
-                server.process.send_signal(signal.SIGCONT)
-            server.close()
+        peers_stop(servers)
         database.close()
 
 
