@@ -91,13 +91,20 @@ def node_health() -> dict[str, Any]:
 def partition_overviews() -> list[dict] | None:
     """One entry per partition with its counts and the part of its queue tree that fits a
     screen (what the usage overview opens with, and its socket keeps live), or None while
-    starting."""
+    starting. A partition another peer serves is only named, with its owner (``elsewhere``)."""
     try:
         gateway = engines_get()
     except EngineNotLoaded:
         return None
-    overviews = []
-    for name in gateway.partitions():
+    overviews: list[dict] = []
+    served = set(gateway.partitions())
+    for name in gateway.configured():
+        if name not in served:
+            # Owned by another peer (PostgreSQL peers): its pages are answered by that peer
+            # through this one, so a link is enough here.
+            overviews.append({"name": name, "elsewhere": True,
+                              "owner": gateway.owner_name(name) or ""})
+            continue
         summary = gateway.summary(name)
         window = tree_window(partition=name)
         overviews.append(

@@ -140,7 +140,8 @@ def _gateway(partition: str) -> Gateway:
 
 
 def _page(partition: str, gateway: Gateway, **context: Any) -> dict[str, Any]:
-    return {"partition": partition, "partitions": gateway.partitions(), **context}
+    # Every configured partition in the switcher: one another peer serves opens through this one.
+    return {"partition": partition, "partitions": gateway.configured(), **context}
 
 
 def page_of(partition: str, **context: Any) -> dict[str, Any]:
@@ -154,8 +155,9 @@ def _queue_paths(partition: str) -> list[str]:
 
 
 def first_partition() -> str:
-    """The partition ``/usage/`` opens (the first configured); ``UsageNotFound`` when none."""
-    partitions = engines_get().partitions()
+    """The partition ``/usage/`` opens (the first configured, served here or by another peer);
+    ``UsageNotFound`` when none."""
+    partitions = engines_get().configured()
     if not partitions:
         raise UsageNotFound(ERR_NO_PARTITIONS)
     return partitions[0]

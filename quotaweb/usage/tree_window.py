@@ -130,7 +130,7 @@ def overview_window(*, partition: str, focus: str = "", page: str | None = None,
     window = tree_window(partition=partition, focus=focus, page=page, query=query)
     summary = gateway.summary(partition)
     return {
-        "partition": partition, "partitions": gateway.partitions(), "window": window,
+        "partition": partition, "partitions": gateway.configured(), "window": window,
         "root": window.root, "user_count": summary["users"], "group_count": summary["groups"],
         "scopes": window.scopes, "over_limit": over_limit_count(partition=partition),
     }

@@ -205,6 +205,28 @@ def test_yunikorn_reads_and_pages_of_a_partition_owned_elsewhere(peers):
     assert "root.load" in html.decode()
 
 
+def test_every_peers_overview_names_every_partition_and_links_to_it(peers):
+    first, second = peers.servers
+    partition = _owned_by_first(peers)
+    session = _log_in(second)
+
+    status, _, home = _exchange(second, "GET", "/", headers={"Cookie": session})
+
+    assert status == 200
+    page = home.decode()
+    assert f'data-elsewhere="{partition}"' in page
+    assert "Served by peer <strong>peer1</strong>" in page
+    assert f'href="/usage/{partition}/"' in page
+    # Every other partition is second's own, shown live as before.
+    assert page.count('data-view="overview"') == len(PARTITIONS) - len(
+        peers.owns(first) & set(PARTITIONS))
+    # The usage pages' partition switcher names all of them, wherever served.
+    status, _, overview = _exchange(second, "GET", f"/usage/{partition}/",
+                                    headers={"Cookie": session})
+    assert status == 200
+    assert all(f'/usage/{name}/"' in overview.decode() for name in PARTITIONS)
+
+
 def test_a_socket_on_any_peer_follows_a_partition_owned_elsewhere(peers):
     first, second = peers.servers
     partition = _owned_by_first(peers)
