@@ -32,6 +32,20 @@ def postgres_missing() -> str | None:
     return None
 
 
+def peers_missing() -> str | None:
+    """Why the tests of several ``serve`` peers do not run in this pass, or None. They start a
+    PostgreSQL of their own whatever database the suite uses, so running them in both of
+    ``.ci/run``'s passes would only repeat them: they run in the suite's PostgreSQL pass
+    (``DATABASE_URL`` naming PostgreSQL), where the peers' feature lives."""
+    missing = postgres_missing()
+    if missing is not None:
+        return missing
+    if not os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://")):
+        return ("the serve-peer tests run once, in the suite's PostgreSQL pass "
+                "(DATABASE_URL=postgres://...; docs/testing.md)")
+    return None
+
+
 class PostgresServer:
     def __init__(self) -> None:
         self.port = free_port()

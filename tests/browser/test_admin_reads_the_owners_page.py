@@ -10,12 +10,13 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.postgres_server import PostgresServer, postgres_missing
-from tests.server_process import ServerProcess, free_port
+from tests.browser.test_axe_finds_no_serious_violation import BLOCKING_IMPACTS, RUN_AXE
+from tests.postgres_server import PostgresServer, peers_missing
+from tests.server_process import PEER_ADMIN_PASSWORD, ServerProcess, peers_start, peers_stop
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(postgres_missing() is not None, reason=str(postgres_missing())),
+    pytest.mark.skipif(peers_missing() is not None, reason=str(peers_missing())),
 ]
 
 PARTITIONS = ("alpha", "beta", "gamma")
@@ -24,19 +25,12 @@ YAML = "partitions:\n" + "".join(
     f"  - name: {name}\n    queues:\n      - name: root\n        queues:\n          - name: load\n"
     for name in PARTITIONS
 )
-ADMIN = ("admin", "a-long-enough-password-1")
+ADMIN = ("admin", PEER_ADMIN_PASSWORD)
 VIEWER = ("reader", "a-long-enough-password-2")
 MAKE_VIEWER = (
     "from django.contrib.auth import get_user_model;"
     f"get_user_model().objects.create_user({VIEWER[0]!r}, password={VIEWER[1]!r})"
 )
-RUN_AXE = """async (rules) => {
-  const options = {resultTypes: ["violations"]};
-  if (rules) options.runOnly = {type: "rule", values: rules};
-  const result = await axe.run(document, options);
-  return result.violations.filter((v) => ["serious", "critical"].includes(v.impact))
-    .map((v) => `${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-}"""
 THEME_KEY = "quotaweb-theme"
 VIEWS = (
     ("light", {"width": 1280, "height": 720}, None),
@@ -52,25 +46,12 @@ def peers(tmp_path_factory) -> Iterator[list[ServerProcess]]:
     try:
         database.start()
         url = database.create_database()
-        servers.extend(
-            ServerProcess(
-                tmp_path_factory.mktemp(f"peer{number}"), free_port(), config_yaml=YAML,
-                database_url=url, production=True,
-                env={"QUOTAWEB_NODE_NAME": f"peer{number}", "QUOTAWEB_LEASE_MS": "1000"},
-            )
-            for number in (1, 2)
-        )
-        servers[0].migrate()
-        servers[0].create_admin(*ADMIN)
+        servers, _ = peers_start(tmp_path_factory.mktemp("peers"), url, count=2,
+                                 config_yaml=YAML, env={"QUOTAWEB_LEASE_MS": "1000"})
         servers[0].manage("shell", "-c", MAKE_VIEWER)
-        for server in servers:
-            server.start("serve")
-        for server in servers:
-            server.wait_ready()
         yield servers
     finally:
-        for server in servers:
-            server.close()
+        peers_stop(servers)
         database.close()
 
 
@@ -130,7 +111,7 @@ def test_an_admin_reads_every_peer_and_every_units_owner(browser, peers, axe_scr
                           axe_script=axe_script)
         page.goto(first.url("/owners/"))
         page.wait_for_load_state("load")
-        found = page.evaluate(RUN_AXE, rules)
+        found = page.evaluate(RUN_AXE, [list(BLOCKING_IMPACTS), rules])
         assert found == [], f"{theme} at {viewport['width']} px: {found}"
         page.context.close()
 

@@ -25,10 +25,10 @@ from tests.core.test_peers_take_over_a_dead_or_stalled_owner import (
     Peers,
 )
 from tests.database_load import exchange
-from tests.postgres_server import PostgresServer, postgres_missing
+from tests.postgres_server import PostgresServer, peers_missing
 from tests.server_process import ServerProcess, peers_start, peers_stop
 
-pytestmark = pytest.mark.skipif(postgres_missing() is not None, reason=str(postgres_missing()))
+pytestmark = pytest.mark.skipif(peers_missing() is not None, reason=str(peers_missing()))
 
 MEMORY = 1024  # what ``allocation_body`` asks for
 

@@ -31,11 +31,11 @@ from tests.core.test_peers_take_over_a_dead_or_stalled_owner import (
     Peers,
     allocation_body,
 )
-from tests.postgres_server import PostgresServer, postgres_missing
+from tests.postgres_server import PostgresServer, peers_missing
 from tests.server_process import ServerProcess, peers_start, peers_stop
 from tests.ws_client import WebSocket
 
-pytestmark = pytest.mark.skipif(postgres_missing() is not None, reason=str(postgres_missing()))
+pytestmark = pytest.mark.skipif(peers_missing() is not None, reason=str(peers_missing()))
 
 REDIS_URL = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
 LEASE_MS = 1000

@@ -35,11 +35,11 @@ from dataclasses import dataclass, field
 import psycopg
 import pytest
 
-from tests.postgres_server import PostgresServer, postgres_missing
+from tests.postgres_server import PostgresServer, peers_missing
 from tests.server_process import ServerProcess, peers_start, peers_stop
 from tests.tcp_proxy import TcpProxy
 
-pytestmark = pytest.mark.skipif(postgres_missing() is not None, reason=str(postgres_missing()))
+pytestmark = pytest.mark.skipif(peers_missing() is not None, reason=str(peers_missing()))
 
 PARTITIONS = ("alpha", "beta", "gamma")
 CAP = 8

@@ -21,10 +21,10 @@ import pytest
 
 from tests.api.allocation_support import usage_expected, usage_served
 from tests.database_load import Answer, exchange
-from tests.postgres_server import PostgresServer, postgres_missing
+from tests.postgres_server import PostgresServer, peers_missing
 from tests.server_process import ServerProcess, peers_start, peers_stop
 
-pytestmark = pytest.mark.skipif(postgres_missing() is not None, reason=str(postgres_missing()))
+pytestmark = pytest.mark.skipif(peers_missing() is not None, reason=str(peers_missing()))
 
 PARTITIONS = ("alpha", "beta", "gamma")
 UNITS = {*PARTITIONS, "quota-trees"}
