@@ -38,10 +38,10 @@ INSERT_CHUNK = 10_000
 
 
 def _triggers(on: bool) -> None:
-    """The ledger's history triggers (allocations.0005) on or off."""
+    """The ledger's history triggers (allocations.0006) on or off."""
     from django.db import connection
 
-    history = importlib.import_module("quotaweb.allocations.migrations.0005_history")
+    history = importlib.import_module("quotaweb.allocations.migrations.0006_history")
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             state = "ENABLE" if on else "DISABLE"

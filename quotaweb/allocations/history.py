@@ -1,6 +1,6 @@
 """Denials into the history (``HistoryEvent``), written in the background by the engine owner.
 
-Admissions and releases are written by the ledger's own statements (triggers, allocations.0005)
+Admissions and releases are written by the ledger's own statements (triggers, allocations.0006)
 and cost the allocation path one more row in the same statement. A denial writes no ledger row
 and is answered without touching the database; making it wait for one would slow exactly the
 requests a busy scheduler sends most. So the event log hands each denial to a bounded queue

@@ -83,7 +83,7 @@ class HistoryEvent(models.Model):
     """What happened to allocations, in order, kept ``QUOTAWEB_HISTORY_DAYS``: append-only.
 
     Admissions and releases are written by the database itself, by triggers on the ledger
-    (allocations.0005), in the statement that inserts or deletes the ledger row: whatever path
+    (allocations.0006), in the statement that inserts or deletes the ledger row: whatever path
     writes the ledger (a group of single allocations, a batch's COPY, the event loop's INSERT,
     the settling of writes in doubt, the demo's simulator), its history commits with it or not
     at all, so the history holds exactly what was acknowledged. A release carries the whole

@@ -164,8 +164,10 @@ def owner_threads_start(
     elif ownership.leases is not None and settings.REDIS_URL:
         # A peer: the sockets of every peer ask it for the partitions it owns, on its own
         # channel (``usage.consumers`` follows each partition's owner).
-        owner_start(channel=engine_channel_for(ownership.leases.name),
-                    group=owner_group_for(ownership.leases.name))
+        owner.threads.append(owner_start(
+            channel=engine_channel_for(ownership.leases.name),
+            group=owner_group_for(ownership.leases.name), stop=owner.stop_event,
+        ))
     owner.threads.append(sampler_start(stop=owner.stop_event))
     owner.threads.append(elastic_worker_start(stop=owner.stop_event))
     owner.threads.append(DenialWriter().start(stop=owner.stop_event))

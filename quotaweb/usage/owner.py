@@ -253,12 +253,30 @@ async def _heartbeat(layer, boot: str, group: str) -> None:
         await asyncio.sleep(HEARTBEAT_SECONDS)
 
 
-def owner_start(*, channel: str = ENGINE_CHANNEL, group: str = OWNER_GROUP) -> threading.Thread:
+# How often a stoppable engine channel looks whether it was told to stop.
+STOP_POLL_SECONDS = 0.2
+
+
+def owner_start(
+    *, channel: str = ENGINE_CHANNEL, group: str = OWNER_GROUP,
+    stop: threading.Event | None = None,
+) -> threading.Thread:
     """Serve the engine channel on a daemon thread with its own event loop (the owner process's
-    server has its own loop; the broadcaster and this service share this one)."""
+    server has its own loop; the broadcaster and this service share this one), until ``stop``
+    is set (a peer's, with its other threads) or, without one, until the process ends."""
+    async def serve() -> None:
+        serving = asyncio.ensure_future(owner_serve(channel=channel, group=group))
+        if stop is None:
+            await serving
+            return
+        while not serving.done() and not stop.is_set():
+            await asyncio.sleep(STOP_POLL_SECONDS)
+        serving.cancel()
+        await asyncio.gather(serving, return_exceptions=True)
+
     def run() -> None:
         try:
-            asyncio.run(owner_serve(channel=channel, group=group))
+            asyncio.run(serve())
         except Exception:
             logger.exception("the engine channel stopped; live updates to other processes stop")
 

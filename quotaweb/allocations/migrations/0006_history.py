@@ -80,7 +80,7 @@ def triggers_drop(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('allocations', '0004_allocation_epoch_fence'),
+        ('allocations', '0005_allocation_config_version_fence'),
     ]
 
     operations = [

@@ -44,7 +44,7 @@ def trigger_restore(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ("allocations", "0005_history"),
+        ("allocations", "0004_allocation_epoch_fence"),
         ("leases", "0002_peer_config_version_and_version_fence"),
     ]
 
