@@ -48,7 +48,7 @@ START_PAGES = (
     "/trees/", "/trees/new/", "/trees/lab/", "/trees/lab/edit/",
     "/trees/forests/pair/", "/trees/consumers/c1/",
     "/usage/default/users/", "/usage/default/groups/", "/usage/default/activity/",
-    "/usage/default/over-limit/", "/elastic/default/",
+    "/usage/default/over-limit/", "/elastic/default/", "/owners/",
 )
 # Pages the crawl must have checked for a logged-in visitor: a crawl that silently stopped
 # early would otherwise pass.
