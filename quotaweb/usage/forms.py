@@ -7,6 +7,7 @@ from typing import Any
 from django import forms
 
 from quotaweb.config.forms import NamesField, ResourcesField
+from quotaweb.usage.queue_picker import QueuePicker
 from trackers.errors import QuantityError
 from trackers.resources import parse_quantity
 
@@ -14,6 +15,7 @@ ERR_QUANTITY = "{kind}: {error} ({quantity!r})"
 
 QUEUE_HELP = "The queue the application runs in (root. may be left out: eng.ml is root.eng.ml)."
 QUEUE_CHOOSE = "choose a queue"
+QUEUE_TYPE = "Type its path; the list suggests the top levels."
 ROOT = "root"
 APPLICATION_HELP = (
     "An application that already runs (its group and slot are already counted), or empty for a "
@@ -35,15 +37,22 @@ class FitForm(forms.Form):
     groups = NamesField(
         label="Groups", required=False, help_text=GROUPS_HELP, widget=forms.TextInput()
     )
+    # The text box's suggestions when the tree is too large for a list (``offer_queues``).
+    suggested_queues: list[str] = []
 
-    def offer_queues(self, paths: list[str]) -> None:
-        """The queues the picker lists; a path asked for that is not among them stays listed,
-        so the form still shows what was asked."""
+    def offer_queues(self, picker: QueuePicker) -> None:
+        """The queues the picker offers: a list to choose from when they are every queue (a path
+        asked for that is not among them stays listed, so the form still shows what was asked);
+        a text box suggesting them when the tree is too large to list."""
+        field = self.fields["queue"]
+        if not picker.complete:
+            field.widget = forms.TextInput(attrs={"list": "fit-queue-paths", "autocomplete": "off"})
+            field.help_text = f"{QUEUE_HELP} {QUEUE_TYPE}"
+            self.suggested_queues = picker.paths
+            return
         asked = self.data.get("queue", "") if self.is_bound else ""
-        listed = [*paths, *([asked] if asked and asked not in paths else [])]
-        self.fields["queue"].widget.choices = [
-            ("", QUEUE_CHOOSE), *((path, path) for path in listed)
-        ]
+        listed = [*picker.paths, *([asked] if asked and asked not in picker.paths else [])]
+        field.widget.choices = [("", QUEUE_CHOOSE), *((path, path) for path in listed)]
 
     def clean_queue(self) -> str:
         """A path may leave out the root, as people say it (``research.nlp``): every queue is

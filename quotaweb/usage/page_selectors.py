@@ -43,9 +43,9 @@ from quotaweb.usage.limits import (
     tree_levels,
     tree_row,
     tree_rows,
-    walk_tree,
 )
 from quotaweb.usage.models import OverLimit
+from quotaweb.usage.queue_picker import queue_picker_get
 from quotaweb.usage.row_cache import entity_rows_read
 from quotaweb.usage.rows import (
     SORTS,
@@ -149,11 +149,6 @@ def page_of(partition: str, **context: Any) -> dict[str, Any]:
     return _page(partition, _gateway(partition), **context)
 
 
-def _queue_paths(partition: str) -> list[str]:
-    return sorted((node["queuename"] for node in walk_tree(partition_queues(partition=partition))),
-                  key=path_segments)
-
-
 def first_partition() -> str:
     """The partition ``/usage/`` opens (the first configured, served here or by another peer);
     ``UsageNotFound`` when none."""
@@ -222,7 +217,8 @@ def user_list(
         partition, gateway, rows=chosen.rows, listed=chosen, total=len(everyone),
         sparks=sparks.user_sparks(partition=partition, rows=chosen.rows), every=sample_seconds(),
         filters={"q": q, "queue": queue, "group": group, "sort": sort},
-        filtered=bool(q or queue or group), queue_paths=_queue_paths(partition),
+        filtered=bool(q or queue or group),
+        queue_picker=queue_picker_get(partition=partition, around=[queue]),
         group_names=[obj["groupName"] for obj in gateway.groups_usage(partition)],
         scopes=[f"user:{row.name}" for row in chosen.rows if is_user_name(row.name)],
     )
@@ -243,7 +239,7 @@ def group_list(
     return _page(
         partition, gateway, rows=chosen.rows, listed=chosen, total=len(everyone),
         filters={"q": q, "queue": queue, "sort": sort}, filtered=bool(q or queue),
-        queue_paths=_queue_paths(partition),
+        queue_picker=queue_picker_get(partition=partition, around=[queue]),
         scopes=[f"group:{row.name}" for row in chosen.rows if is_group_name(row.name)],
     )
 
@@ -265,7 +261,8 @@ def user_detail(
     context = _page(
         partition, gateway, name=name, rows=tree_rows(levels), apps=apps, root=levels["root"],
         groups=sorted(set(links.values())), constrained=most_constrained(in_tree_order(levels)),
-        queue_paths=_queue_paths(partition), scopes=[f"user:{name}"],
+        queue_picker=queue_picker_get(partition=partition, around=levels),
+        scopes=[f"user:{name}"],
     )
     if fit is not None:
         try:
@@ -373,7 +370,7 @@ def event_list(
         oldest_kept=events[0]["seq"] if events else None, kept=EVENTS_KEPT,
         within_choices=WITHIN_MINUTES, event_types=EVENT_TYPES,
         reasons=sorted({event["reason"] for event in events if event.get("reason")}),
-        queue_paths=_queue_paths(partition),
+        queue_picker=queue_picker_get(partition=partition, around=[queue]),
         # Older pages stand still: only the newest follows the feed.
         scopes=[] if below is not None else ["events"],
     )

@@ -121,7 +121,7 @@ def _with_form(read: Callable[..., dict[str, Any]], form: FitForm) -> Callable[.
         problem = context.pop("fit_problem", None)
         if problem is not None:
             form.add_error(*problem)
-        form.offer_queues(context["queue_paths"])
+        form.offer_queues(context["queue_picker"])
         context["form"] = form
         return context
 
