@@ -372,14 +372,26 @@ def pages_section(site: Site) -> None:
             cookies.update({key: morsel.value for key, morsel in SimpleCookie(header).items()})
         return response.status, answer, seconds
 
+    def csrf_of(page: bytes) -> str:
+        return re.search(rb'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1).decode()
+
     _, login, _ = get("/accounts/login/")
-    csrf = re.search(rb'name="csrfmiddlewaretoken" value="([^"]+)"', login).group(1).decode()
     # The admin main() made.
     status, _, _ = get("/accounts/login/", urlencode({
-        "csrfmiddlewaretoken": csrf, "username": "admin", "password": "bench-admin-password-1",
+        "csrfmiddlewaretoken": csrf_of(login), "username": "admin",
+        "password": "bench-admin-password-1",
     }).encode())
     assert status == 302, f"logging in answered {status}"
     middle = site.leaves[len(site.leaves) // 2].rpartition(".")[0]
+    leaf = site.leaves[-1]
+    queue_page = f"/config/queues/{PARTITION}/{leaf}/"
+    # One staged change (the leaf's first limit entry moved down, as its button does), for the
+    # draft review page.
+    _, page, _ = get(queue_page)
+    status, _, _ = get(queue_page, urlencode({
+        "csrfmiddlewaretoken": csrf_of(page), "action": "limit-down", "index": "0",
+    }).encode())
+    assert status == 302, f"staging a change answered {status}"
     pages = [
         ("home", "/"), ("usage overview", f"/usage/{PARTITION}/"),
         ("usage overview, a subtree", f"/usage/{PARTITION}/?focus={middle}"),
@@ -388,6 +400,14 @@ def pages_section(site: Site) -> None:
         ("config queue tree", "/config/"), ("YAML", "/config/yaml/"),
         ("elastic", f"/elastic/{PARTITION}/"), ("quota trees", "/trees/"),
         ("users list", f"/usage/{PARTITION}/users/"),
+        ("a user", f"/usage/{PARTITION}/users/user00042/"),
+        ("groups list", f"/usage/{PARTITION}/groups/"),
+        ("activity", f"/usage/{PARTITION}/activity/"),
+        ("over limit", f"/usage/{PARTITION}/over-limit/"),
+        ("accounting", f"/usage/{PARTITION}/accounting/"),
+        ("a leaf queue's usage", f"/usage/{PARTITION}/queues/{leaf}/"),
+        ("a leaf queue's settings", queue_page),
+        ("draft review of one change", "/config/draft/"),
     ]
     print(f"\npages ({runs} loads each, first included; target under "
           f"{target_bytes // 1000} KB of HTML and {target_ms:.0f} ms)")

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,12 +28,14 @@ from quotaweb.config.models import (
     Partition,
     Queue,
 )
+from quotaweb.config.text_diff import unified_diff
 from quotaweb.engine.gateway import engines_get, engines_loaded
 from trackers import parse_config
 from trackers.config import normalise_partition_name
 from trackers.config.lines import field_lines
 from trackers.config.model import Config, Limit
 from trackers.config.model import Partition as PartitionModel
+from trackers.config.model import Queue as QueueModel
 from trackers.config.writer import write_yaml
 from trackers.errors import QuantityError
 from trackers.resources import (
@@ -127,12 +128,7 @@ def config_diff(
     *, old: str, new: str, old_label: str = "old", new_label: str = "new"
 ) -> ConfigDiff:
     """Compare two valid YAML documents (two versions' ``yaml``, or a version and a candidate)."""
-    unified = "".join(
-        difflib.unified_diff(
-            old.splitlines(keepends=True), new.splitlines(keepends=True),
-            fromfile=old_label, tofile=new_label,
-        )
-    )
+    unified = "".join(unified_diff(old, new, fromfile=old_label, tofile=new_label))
     return ConfigDiff(
         unified=unified, changes=config_changes(old=parse_config(old), new=parse_config(new))
     )
@@ -180,10 +176,7 @@ def _partition_values(partition: PartitionModel) -> dict[str, Any]:
 def _queue_changes(
     partition: str, old: PartitionModel | None, new: PartitionModel | None
 ) -> Iterable[dict[str, Any]]:
-    old_queues = {q.path: q for q in old.queues()} if old else {}
-    new_queues = {q.path: q for q in new.queues()} if new else {}
-    for path in _union(old_queues, new_queues):
-        before, after = old_queues.get(path), new_queues.get(path)
+    for path, before, after in _queue_pairs(old, new):
         old_values = queue_values(before) if before else None
         new_values = queue_values(after) if after else None
         if old_values != new_values:
@@ -198,6 +191,35 @@ def _queue_changes(
                     "limit", old_limit, new_limit, partition=partition, queuePath=path,
                     index=index,
                 )
+
+
+def _queue_pairs(
+    old: PartitionModel | None, new: PartitionModel | None
+) -> Iterator[tuple[str, QueueModel | None, QueueModel | None]]:
+    """Each queue's old and new self by path, the new document's order first, then the queues
+    that are gone in the old one's. A subtree both share (the very objects, as an edit made where
+    it lands leaves them) holds no change and is not walked: at 10,000 queues, walking them all
+    was most of a one-change draft's review."""
+    gone: set[str] = set()
+    stack: list[tuple[QueueModel | None, QueueModel]] = (
+        [(old.root if old else None, new.root)] if new else []
+    )
+    if old is not None and new is None:
+        gone.add(old.root.path)
+    while stack:
+        before, after = stack.pop()
+        if before is after:
+            continue
+        yield after.path, before, after
+        was = {child.path: child for child in before.children} if before else {}
+        stack.extend((was.pop(child.path, None), child) for child in reversed(after.children))
+        gone.update(was)
+    if gone:
+        # Below a queue gone, every queue is gone too.
+        for queue in old.queues() if old else ():
+            if queue.path in gone or queue.path.rpartition(".")[0] in gone:
+                gone.add(queue.path)
+                yield queue.path, queue, None
 
 
 # -- impact ------------------------------------------------------------------------------------
@@ -591,10 +613,7 @@ def config_preview(
     if old_text is None:
         old_text = current.yaml if current is not None else ""
     label = f"version {current.number}" if current is not None else "nothing"
-    unified = difflib.unified_diff(
-        old_text.splitlines(keepends=True), yaml_text.splitlines(keepends=True),
-        fromfile=label, tofile="candidate",
-    )
+    unified = unified_diff(old_text, yaml_text, fromfile=label, tofile="candidate")
     impact = (
         [_impact_view(item) for item in config_impact(candidate=candidate)]
         if impact_checked else []

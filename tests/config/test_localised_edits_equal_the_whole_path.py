@@ -13,9 +13,15 @@ from hypothesis import strategies as st
 from quotaweb.config import edits
 from quotaweb.config.documents import config_document
 from quotaweb.config.localised import edit_localised, put_localised
+from quotaweb.config.selectors import config_changes
 from quotaweb.config.services import model_edited
 from trackers.config import parse_config, read_config, write_yaml
-from trackers.config.localised import locally_valid, partition_changes, read_config_beside
+from trackers.config.localised import (
+    locally_valid,
+    partition_changes,
+    read_config_beside,
+    shared_with,
+)
 from trackers.config.model import Config, Queue
 from trackers.ugm import compile_config
 from trackers.ugm.limits import LimitTable
@@ -164,6 +170,17 @@ def test_an_edit_made_where_it_lands_equals_the_whole_path(data):
         _compiled_alike(model, local[0])
     if whole_model is None:
         return
+    # The review lists the changes by identity where the models share subtrees (as an edit made
+    # where it lands leaves them), the same as between models that share nothing.
+    if not whole_errors:
+        shared_root = shared_with(model.partitions[0].root, whole_model.partitions[0].root)
+        shared = dataclasses.replace(
+            whole_model,
+            partitions=(dataclasses.replace(whole_model.partitions[0], root=shared_root),),
+        )
+        assert config_changes(old=model, new=shared) == config_changes(
+            old=parse_config(text), new=parse_config(whole_text)
+        )
     # A document put whole (a PUT, a rollback) is read where it differs, or judged beside the
     # active one: the same verdict, errors and model as from scratch.
     from_scratch = read_config(whole_text)

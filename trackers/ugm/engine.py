@@ -44,7 +44,7 @@ from trackers.ugm.decision import (
     Decision,
     Headroom,
 )
-from trackers.ugm.impact import judged, over_limits
+from trackers.ugm.impact import judged
 from trackers.ugm.limits import Chain, LimitTable
 from trackers.ugm.snapshot import (
     UsageRows,
@@ -191,7 +191,8 @@ class Engine:
         Usage now is read a few users at a time (``_in_holds``), never in one hold of the
         engine's lock: an apply's impact reads everyone while allocations go on. The partition
         in force (the very object, as a just-applied version's model is) is judged by the
-        limits already compiled for it, not compiled again."""
+        limits already compiled for it, not compiled again; another, by those limits with the
+        queues it changes compiled again."""
         if partition is not None and partition.name != self.partition:
             raise InvalidRequest(ERR_PARTITION.format(mine=self.partition, theirs=partition.name))
         with self._lock:
@@ -200,9 +201,11 @@ class Engine:
             users = self._usage_trees(self._users, "userName")
         if groups is None:
             groups = self._usage_trees(self._groups, "groupName")
-        if partition is None or partition is in_force:
-            return judged(self.partition, table, users=users, groups=groups)
-        return over_limits(partition, users=users, groups=groups)
+        if partition is not None and partition is not in_force:
+            # A candidate mostly shares its queues with the partition in force: only the
+            # queues that differ are compiled (10,000 queues compiled whole took 0.5 s).
+            table = compile_config(partition, previous=CompiledConfig(in_force, table)).table
+        return judged(self.partition, table, users=users, groups=groups)
 
     def usage_rows(self) -> UsageRows:
         """Every user, group and queue level in use (``UsageRows``), for the usage sampler,

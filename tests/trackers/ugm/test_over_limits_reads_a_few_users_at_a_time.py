@@ -45,7 +45,7 @@ def test_the_partition_in_force_is_judged_without_compiling_its_limits_again(mon
     def compiled_again(*args, **kwargs):
         raise AssertionError("the limits in force were compiled again")
 
-    monkeypatch.setattr(engine_module, "over_limits", compiled_again)
+    monkeypatch.setattr(engine_module, "compile_config", compiled_again)
 
     found = engine.over_limits(in_force)
     assert [(item["name"], item["usage"], item["limit"]) for item in found] == [
