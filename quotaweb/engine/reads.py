@@ -98,6 +98,13 @@ class EngineReads:
     def groups_usage(self, partition: str) -> list[dict[str, Any]]:
         return self._reader(partition).groups_usage()
 
+    def user_names(self, partition: str) -> list[str]:
+        """The users ``users_usage`` lists, by name, their trackers not read."""
+        return self._reader(partition).user_names()
+
+    def group_names(self, partition: str) -> list[str]:
+        return self._reader(partition).group_names()
+
     def seq(self, partition: str) -> int:
         """The partition engine's change counter (see ``changes_since``)."""
         return self._reader(partition).seq

@@ -46,7 +46,7 @@ from quotaweb.usage.limits import (
 )
 from quotaweb.usage.models import OverLimit
 from quotaweb.usage.queue_picker import queue_picker_get
-from quotaweb.usage.row_cache import entity_rows_read
+from quotaweb.usage.row_cache import entity_rows_of, entity_rows_read
 from quotaweb.usage.rows import (
     SORTS,
     AppRow,
@@ -200,6 +200,18 @@ def _sort(value: str) -> str:
     return value
 
 
+def _names_page(
+    gateway: Gateway, partition: str, kind: str, page: str | None
+) -> tuple[ListPage, int]:
+    """A page of the whole list in name order, built from the names alone: only its own rows
+    are read. Every row of 10,000 users, read and built for a first page of 50, took 1.5 s
+    (a filter or another order still needs them all, ``entity_rows_read``)."""
+    names = gateway.user_names(partition) if kind == "users" else gateway.group_names(partition)
+    named = list_page(names, page)
+    rows = entity_rows_of(gateway=gateway, partition=partition, kind=kind, names=named.rows)
+    return ListPage(rows, named.number, named.last, named.matched), len(names)
+
+
 def user_list(
     *, partition: str, q: str = "", queue: str = "", group: str = "", sort: str = "name",
     page: str | None = None,
@@ -209,17 +221,21 @@ def user_list(
     gateway = _gateway(partition)
     sort = _sort(sort)
     queue = queue.lower()
-    everyone = entity_rows_read(gateway=gateway, partition=partition, kind="users")
-    chosen = list_page(sorted_rows(
-        [row for row in everyone if row_matches(row, q=q, queue=queue, group=group)], sort
-    ), page)
+    if q or queue or group or sort != "name":
+        everyone = entity_rows_read(gateway=gateway, partition=partition, kind="users")
+        total = len(everyone)
+        chosen = list_page(sorted_rows(
+            [row for row in everyone if row_matches(row, q=q, queue=queue, group=group)], sort
+        ), page)
+    else:
+        chosen, total = _names_page(gateway, partition, "users", page)
     return _page(
-        partition, gateway, rows=chosen.rows, listed=chosen, total=len(everyone),
+        partition, gateway, rows=chosen.rows, listed=chosen, total=total,
         sparks=sparks.user_sparks(partition=partition, rows=chosen.rows), every=sample_seconds(),
         filters={"q": q, "queue": queue, "group": group, "sort": sort},
         filtered=bool(q or queue or group),
         queue_picker=queue_picker_get(partition=partition, around=[queue]),
-        group_names=[obj["groupName"] for obj in gateway.groups_usage(partition)],
+        group_names=gateway.group_names(partition),
         scopes=[f"user:{row.name}" for row in chosen.rows if is_user_name(row.name)],
     )
 
@@ -232,12 +248,16 @@ def group_list(
     gateway = _gateway(partition)
     sort = _sort(sort)
     queue = queue.lower()
-    everyone = entity_rows_read(gateway=gateway, partition=partition, kind="groups")
-    chosen = list_page(sorted_rows(
-        [row for row in everyone if row_matches(row, q=q, queue=queue, group="")], sort
-    ), page)
+    if q or queue or sort != "name":
+        everyone = entity_rows_read(gateway=gateway, partition=partition, kind="groups")
+        total = len(everyone)
+        chosen = list_page(sorted_rows(
+            [row for row in everyone if row_matches(row, q=q, queue=queue, group="")], sort
+        ), page)
+    else:
+        chosen, total = _names_page(gateway, partition, "groups", page)
     return _page(
-        partition, gateway, rows=chosen.rows, listed=chosen, total=len(everyone),
+        partition, gateway, rows=chosen.rows, listed=chosen, total=total,
         filters={"q": q, "queue": queue, "sort": sort}, filtered=bool(q or queue),
         queue_picker=queue_picker_get(partition=partition, around=[queue]),
         scopes=[f"group:{row.name}" for row in chosen.rows if is_group_name(row.name)],

@@ -58,3 +58,13 @@ def entity_rows_read(*, gateway: Gateway, partition: str, kind: str) -> list[Ent
                     else:
                         entry.rows[name] = entity_row(name, obj)
         return list(entry.rows.values())
+
+
+def entity_rows_of(
+    *, gateway: Gateway, partition: str, kind: str, names: list[str]
+) -> list[EntityRow]:
+    """The rows of ``names`` (users or groups, as ``kind``) in their order, each read now; a
+    name gone meanwhile is left out."""
+    read = gateway.users_usage_of if kind == "users" else gateway.groups_usage_of
+    objects = read(partition, names)
+    return [entity_row(name, obj) for name in names if (obj := objects.get(name)) is not None]

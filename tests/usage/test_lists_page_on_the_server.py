@@ -11,7 +11,8 @@ from django.utils.html import escape
 
 from quotaweb.usage import page_selectors
 from quotaweb.usage.page_selectors import ERR_PAGE, ERR_SORT
-from quotaweb.usage.rows import SORTS
+from quotaweb.usage.row_cache import entity_rows_read
+from quotaweb.usage.rows import SORTS, sorted_rows
 from tests.usage.pages import GiB, allocate, engines_pages, keys, row
 
 pytestmark = pytest.mark.django_db
@@ -127,3 +128,20 @@ def test_a_configuration_switch_is_seen_by_the_next_page(viewer_client, crowd):
     assert tighter != PAGES_YAML
     config_apply(yaml_text=tighter, author=None, base_version=1)
     assert "7 GiB of 10 GiB" in row(_get(viewer_client, q="u6"), "u6")
+
+
+@pytest.mark.parametrize(("path", "kind"), [(USERS, "users"), (GROUPS, "groups")])
+def test_a_page_in_name_order_reads_only_its_own_rows(viewer_client, crowd, monkeypatch, path,
+                                                      kind):
+    assert allocate("g1", user="u9", app="app-g", queue="root.ops", groups=("ml",)).allowed
+    every = sorted_rows(entity_rows_read(gateway=crowd, partition="default", kind=kind), "name")
+
+    def every_row(**kwargs):
+        raise AssertionError("every row was read for a page in name order")
+
+    monkeypatch.setattr(page_selectors, "entity_rows_read", every_row)
+    pages = -(-len(every) // 3)
+    shown = [key for number in range(1, pages + 1)
+             for key in keys(_get(viewer_client, path, page=str(number)), kind)]
+    assert shown == [row.name for row in every]
+    assert f"of <span data-matched>{len(every)}</span> {kind}" in _get(viewer_client, path)

@@ -601,6 +601,11 @@ class Engine:
             names = sorted(self._users.keys() | table.named_user_paths.keys())
             return [user_object(name, self._users.get(name), table) for name in names]
 
+    def user_names(self) -> list[str]:
+        """The names ``users_usage`` lists, sorted, without reading their trackers."""
+        with self._lock:
+            return sorted(self._users.keys() | self._table.named_user_paths.keys())
+
     def user_usage(self, name: str) -> dict[str, Any] | None:
         with self._lock:
             tracker = self._users.get(name)
@@ -613,6 +618,11 @@ class Engine:
             table = self._table
             names = sorted(self._groups.keys() | table.named_group_paths.keys())
             return [group_object(name, self._groups.get(name), table) for name in names]
+
+    def group_names(self) -> list[str]:
+        """The names ``groups_usage`` lists, sorted, without reading their trackers."""
+        with self._lock:
+            return sorted(self._groups.keys() | self._table.named_group_paths.keys())
 
     def group_usage(self, name: str) -> dict[str, Any] | None:
         with self._lock:
