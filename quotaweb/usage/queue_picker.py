@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from quotaweb.config.queue_tree import partition_queues
+from quotaweb.engine.gateway import engines_get
 from quotaweb.usage.limits import path_segments, walk_tree
 
 PICKER_ROWS = 200
@@ -25,7 +26,11 @@ class QueuePicker:
 
 
 def queue_picker_get(*, partition: str, around: Iterable[str] = ()) -> QueuePicker:
-    paths = [node["queuename"] for node in walk_tree(partition_queues(partition=partition))]
+    paths = [queue.path for queue in engines_get().config(partition).queues()]
+    if len(paths) <= PICKER_ROWS:
+        # A small tree's picker lists the queues made on demand too (read with their usage,
+        # which a large tree's picker spares itself).
+        paths = [node["queuename"] for node in walk_tree(partition_queues(partition=partition))]
     if len(paths) <= PICKER_ROWS:
         return QueuePicker(sorted(paths, key=path_segments), complete=True, total=len(paths))
     per_depth: dict[int, int] = {}
