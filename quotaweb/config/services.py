@@ -30,6 +30,7 @@ from django.db.models import Max
 
 from quotaweb import metrics
 from quotaweb.config import edits, roundtrip
+from quotaweb.config.changes import config_changes
 from quotaweb.config.documents import (
     config_document,
 )
@@ -46,7 +47,6 @@ from quotaweb.config.selectors import (
     ERR_NO_VERSION,
     active_version,
     active_version_number,
-    config_changes,
     model_remember,
     text_key,
     version_get,
@@ -80,7 +80,7 @@ class ConfigRejected(Exception):
 
 class ConfigConflict(Exception):
     """Another change was applied after ``base_version``; ``changes`` says what it changed
-    (``selectors.config_changes`` entries from the base to the active version)."""
+    (``changes.config_changes`` entries from the base to the active version)."""
 
     def __init__(
         self, *, base_version: int | None, active_version: int | None, changes: list[dict]

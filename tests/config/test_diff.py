@@ -2,7 +2,8 @@
 
 import pytest
 
-from quotaweb.config.selectors import config_diff, version_get
+from quotaweb.config.changes import config_diff
+from quotaweb.config.selectors import version_get
 from quotaweb.config.services import config_apply
 from tests.configs import SMALL_YAML
 

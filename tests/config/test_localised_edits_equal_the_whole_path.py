@@ -11,9 +11,9 @@ from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
 from quotaweb.config import edits
+from quotaweb.config.changes import config_changes
 from quotaweb.config.documents import config_document
 from quotaweb.config.localised import edit_localised, put_localised
-from quotaweb.config.selectors import config_changes
 from quotaweb.config.services import model_edited
 from trackers.config import parse_config, read_config, write_yaml
 from trackers.config.localised import (

@@ -61,7 +61,7 @@ from quotaweb.api.serializers import (
     limit_values_and_options,
     queue_values_and_options,
 )
-from quotaweb.config import edits, selectors, services
+from quotaweb.config import changes, edits, selectors, services
 from quotaweb.config.configmap import configmap_render, configmap_unwrap
 from quotaweb.config.documents import limit_values, queue_values
 from quotaweb.config.models import ConfigVersion
@@ -249,7 +249,7 @@ def _dry_run(*, yaml_text: str, warnings: Sequence[str]) -> dict[str, Any]:
     candidate = services.config_validate(yaml_text=yaml_text)
     return {
         "dry_run": True, "valid": True, "active_version": active, "details": [],
-        "changes": selectors.config_changes(old=old, new=candidate),
+        "changes": changes.config_changes(old=old, new=candidate),
         "impact": selectors.config_impact(candidate=candidate),
         **_warned([*warnings, *document_resource_type_warnings(active=old, candidate=candidate)]),
     }
@@ -446,7 +446,7 @@ class VersionDiffView(ConfigApiView):
         if not selectors.is_whole_number(raw):
             raise bad_request(ERR_AGAINST.format(value=raw))
         old = _version(raw)
-        diff = selectors.config_diff(
+        diff = changes.config_diff(
             old=old.yaml, new=new.yaml, old_label=f"version {old.number}",
             new_label=f"version {new.number}",
         )

@@ -42,7 +42,7 @@ from quotaweb.api.views.config import (
     _with_etag,
     document_body,
 )
-from quotaweb.config import selectors, services
+from quotaweb.config import changes, selectors, services
 from quotaweb.config.elasticquota import (
     ElasticQuotaImport,
     elasticquota_export,
@@ -89,7 +89,7 @@ class ElasticQuotaImportView(ConfigApiView):
             )
             return Response({
                 "dry_run": True, "valid": True, "active_version": active, "details": [],
-                "changes": selectors.config_changes(old=old, new=candidate),
+                "changes": changes.config_changes(old=old, new=candidate),
                 "impact": selectors.config_impact(candidate=candidate), **read,
                 **_warned(document_resource_type_warnings(active=old, candidate=candidate)),
             })
