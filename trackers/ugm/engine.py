@@ -44,7 +44,7 @@ from trackers.ugm.decision import (
     Decision,
     Headroom,
 )
-from trackers.ugm.impact import judged
+from trackers.ugm.impact import judged, judged_trackers
 from trackers.ugm.limits import Chain, LimitTable
 from trackers.ugm.snapshot import (
     UsageRows,
@@ -197,14 +197,19 @@ class Engine:
             raise InvalidRequest(ERR_PARTITION.format(mine=self.partition, theirs=partition.name))
         with self._lock:
             table, in_force = self._table, self._config
-        if users is None:
-            users = self._usage_trees(self._users, "userName")
-        if groups is None:
-            groups = self._usage_trees(self._groups, "groupName")
         if partition is not None and partition is not in_force:
             # A candidate mostly shares its queues with the partition in force: only the
             # queues that differ are compiled (10,000 queues compiled whole took 0.5 s).
             table = compile_config(partition, previous=CompiledConfig(in_force, table)).table
+        if users is None and groups is None:
+            return judged_trackers(
+                self.partition, table, users=self._in_holds(self._users, detached),
+                groups=self._in_holds(self._groups, detached),
+            )
+        if users is None:
+            users = self._usage_trees(self._users, "userName")
+        if groups is None:
+            groups = self._usage_trees(self._groups, "groupName")
         return judged(self.partition, table, users=users, groups=groups)
 
     def usage_rows(self) -> UsageRows:

@@ -5,6 +5,8 @@ in force or for a candidate's."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.trackers.ugm.support import M, fill, lim, make_engine, partition_for
 from trackers import InvalidRequest, over_limits
@@ -74,3 +76,32 @@ def test_snapshots_taken_a_moment_before_are_judged_as_usage_now():
         ("user", "bob"), ("group", "dev")
     ]
     assert [(item["kind"], item["name"]) for item in engine.over_limits()] == [("group", "dev")]
+
+
+PATHS = ["root.a", "root.a.b", "root.a-x", "root.a-x.c", "root.z"]
+# Caps where no capped queue is above another (a child's cap may not exceed its parent's).
+LEAVES = ["root.a.b", "root.a-x.c", "root.z"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    fills=st.lists(st.tuples(st.sampled_from(PATHS), st.sampled_from(["u0", "u1", "u2"]),
+                             st.integers(1, 6), st.sampled_from([(), ("dev",), ("ops",)])),
+                   min_size=1, max_size=12),
+    caps=st.dictionaries(st.sampled_from(LEAVES), st.tuples(st.integers(1, 8), st.integers(0, 2)),
+                         min_size=1, max_size=4),
+)
+def test_the_engine_judges_its_trackers_as_the_pure_function_judges_their_trees(fills, caps):
+    engine = make_engine(limits={"root.a": [lim(users=["*"], res=M(1000))]})
+    for number, (path, user, amount, groups) in enumerate(fills):
+        fill(engine, path, user, M(amount), app=f"app-{number}", groups=groups)
+    limits = {path: [lim(users=["*"], res=M(amount), apps=apps),
+                     lim(groups=["dev"], res=M(amount + 1))]
+              for path, (amount, apps) in caps.items()}
+    candidate = partition_for(limits=limits)
+    # Trees built and judged (the usage objects) against the trackers' levels read as they are:
+    # the same entries in the same order ("root.a-x" sorts before "root.a.b" as text, after it
+    # in a tree).
+    assert engine.over_limits(candidate) == over_limits(
+        candidate, users=engine.users_usage(), groups=engine.groups_usage()
+    )
