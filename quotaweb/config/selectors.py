@@ -97,7 +97,9 @@ def model_remember(key: str, model: Config) -> None:
 
 def version_model(version: ConfigVersion) -> Config:
     """The normalised model of a stored version (without the document's ``checksum``)."""
-    key = text_key(version.yaml)
+    # The version's checksum is the ``text_key`` of its text, made when it was stored: hashing
+    # a 6 MB text again on every read took 10 ms each, several times a write.
+    key = version.checksum
     model = _MODELS.get(key)
     if model is None:
         model = dataclasses.replace(parse_config(version.yaml), checksum=None)

@@ -93,10 +93,13 @@ def _over(
         if cap is None:
             continue
         limit, max_apps = cap
-        over_resources = limit is not None and any(
-            usage.get(resource, 0) > value for resource, value in limit.items()
-        )
-        if over_resources or (max_apps and running > max_apps):
+        over = bool(max_apps) and running > max_apps
+        if not over and limit is not None:
+            for resource, value in limit.items():
+                if usage.get(resource, 0) > value:
+                    over = True
+                    break
+        if over:
             yield {
                 "partition": partition,
                 "kind": kind,
