@@ -105,6 +105,10 @@ class EngineReads:
     def group_names(self, partition: str) -> list[str]:
         return self._reader(partition).group_names()
 
+    def names_at(self, partition: str, kind: str, path: str) -> list[str]:
+        """The users or groups (``kind``) whose objects hold the queue ``path``, by name."""
+        return self._reader(partition).names_at(kind, path)
+
     def seq(self, partition: str) -> int:
         """The partition engine's change counter (see ``changes_since``)."""
         return self._reader(partition).seq

@@ -344,8 +344,7 @@ def _using_first(
 ) -> tuple[list[UsingRow], int]:
     """The first ``QUEUE_ROWS`` users or groups (by name) that use ``path``, and how many do;
     the users and groups lists filtered by the queue show them all, a page at a time."""
-    names = sorted(row.name for row in entity_rows_read(gateway=gateway, partition=partition,
-                                                          kind=kind) if path in row.paths)
+    names = gateway.names_at(partition, kind, path)
     read = gateway.users_usage_of if kind == "users" else gateway.groups_usage_of
     objects = [obj for obj in read(partition, names[:QUEUE_ROWS]).values() if obj is not None]
     return using_rows(objects, "userName" if kind == "users" else "groupName", path), len(names)

@@ -10,6 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.demo_login import ADMIN, log_in
+from tests.browser.frames import frames_pass
 from tests.configs import ELASTIC_YAML
 from tests.elastic.support import K1_DEMAND, K1_RUNTIME, gpus
 from tests.server_process import ServerProcess, free_port
@@ -39,7 +40,7 @@ def test_an_admin_turns_it_on_sets_the_total_and_sees_demand_arrive(page, server
     badge = page.locator("[data-live-badge]")
     expect(badge).to_have_text("live")
     # The first snapshot matched what the server drew: no queue had to be drawn again.
-    page.evaluate("new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    frames_pass(page)
     assert page.locator("tr.changed").count() == 0
     expect(page.locator('[data-field="enabled"]')).to_have_text("off")
     expect(page.locator("[data-no-total]")).to_be_visible()

@@ -12,6 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.demo_login import ADMIN, log_in
+from tests.browser.frames import frames_pass
 from tests.server_process import ServerProcess
 
 pytestmark = pytest.mark.browser
@@ -68,7 +69,7 @@ def test_an_admin_builds_a_tree_and_watches_consumers_arrive(page, server, token
         .to_be_visible()
     expect(page.locator("[data-live-badge]")).to_have_text("live")
     # the first snapshot agrees with what the server drew: no row had to be drawn again
-    page.evaluate("new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    frames_pass(page)
     assert page.locator("tr.changed").count() == 0
     expect(page.locator("tbody[data-nodes] tr")).to_have_count(3)
     expect(_node(page, "root").locator("th")).to_have_text("root soft")

@@ -629,6 +629,24 @@ class Engine:
         with self._lock:
             return sorted(self._groups.keys() | self._table.named_group_paths.keys())
 
+    def names_at(self, kind: str, path: str) -> list[str]:
+        """The users (``kind`` "users") or groups whose object has ``path`` among its queues,
+        sorted: usage there or below it, or a limit naming them there or below it. A few
+        trackers are looked at per hold of the lock, none is copied."""
+        trackers: Mapping[str, Tracker | UserTracker] = (
+            self._users if kind == "users" else self._groups
+        )
+        with self._lock:
+            table = self._table
+        named = table.named_user_paths if kind == "users" else table.named_group_paths
+        below = f"{path}."
+        found = {name for name, paths in named.items()
+                 if any(limit == path or limit.startswith(below) for limit in paths)}
+        found.update(self._in_holds(
+            trackers, lambda name, tracker: name if tracker.has(path) else None
+        ))
+        return sorted(found)
+
     def group_usage(self, name: str) -> dict[str, Any] | None:
         with self._lock:
             tracker = self._groups.get(name)
