@@ -105,6 +105,15 @@ def redis_host(url: str, *, connections: int) -> dict:
     }
 
 
+def _end_if_cancelled() -> None:
+    """End a receive that was cancelled. The Redis client may turn the cancellation of a
+    blocking pop into a connection or timeout error; retried as an outage, the receive outlived
+    the consumer that cancelled it, and whoever waited for it to end waited for ever."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError
+
+
 class ResilientRedisChannelLayer(RedisChannelLayer):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -184,9 +193,11 @@ class ResilientRedisChannelLayer(RedisChannelLayer):
             try:
                 return await super().receive(channel)
             except redis_errors.MaxConnectionsError:
+                _end_if_cancelled()
                 await asyncio.sleep(POOL_FULL_PAUSE_SECONDS)
                 continue
             except REDIS_ERRORS as error:
+                _end_if_cancelled()
                 self._went_away(error)
             # Until Redis answers again; then receive afresh (the pool reconnects by itself).
             while True:
@@ -196,6 +207,7 @@ class ResilientRedisChannelLayer(RedisChannelLayer):
                     await self.connection(self._index(channel)).ping()
                     break
                 except REDIS_ERRORS:
+                    _end_if_cancelled()
                     continue
             self._came_back()
 

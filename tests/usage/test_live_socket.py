@@ -152,6 +152,8 @@ async def test_an_unknown_partition_says_so_and_closes(token):
     answer = await socket.receive_json_from(timeout=2)
     assert answer == {"type": "error", "message": ERR_PARTITION.format(partition="nope")}
     assert (await socket.receive_output(timeout=2))["code"] == consumers.CLOSE_NOT_FOUND
+    # The server closed it; the browser's side of the close ends the consumer, as daphne's does.
+    await socket.disconnect()
 
 
 async def test_before_the_engines_start_the_socket_says_so_and_closes(admin):
@@ -163,6 +165,7 @@ async def test_before_the_engines_start_the_socket_says_so_and_closes(admin):
     assert connected
     assert await socket.receive_json_from(timeout=2) == {"type": "error", "message": ERR_NOT_LOADED}
     assert (await socket.receive_output(timeout=2))["code"] == consumers.CLOSE_STARTING
+    await socket.disconnect()
 
 
 async def test_the_events_snapshot_holds_the_newest_events(token, monkeypatch):
